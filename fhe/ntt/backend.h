@@ -1,0 +1,78 @@
+// The public NTT backend interface: a name, a compatibility check, a plan
+// built once per (backend, logN, rows), and forward/inverse over rows x N.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fhe/core/device.h"
+#include "fhe/ntt/schedule.h"
+#include "fhe/params/preset.h"
+
+namespace fhe::ntt {
+
+enum class BackendFamily { indexed, compact_grouped, strict_radix };
+
+struct BackendInfo {
+  std::string_view name;
+  BackendFamily family;
+  // Radix-2 stages per global pass: 1 (indexed), the group's log2 (2, 3, 4),
+  // or the strict radix's b (2, 3, 4).
+  int stages_per_pass;
+  std::string_view structure;  // one-line description for listings
+};
+
+// Transform bits fused in the trailing shared-memory region (a 256-word tile).
+inline constexpr int kSharedRegionBits = 8;
+
+struct Compatibility {
+  bool compatible = true;
+  std::string reason;  // empty when compatible
+};
+
+// A contiguous range of a plan's rows (row = one RNS prime).
+struct RowRange {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
+// The rows one transform covers at `level`: the active Q rows (ids level..L)
+// followed by the P rows, contiguous in preset row order. Level 0 is all QP rows.
+inline RowRange level_rows(const Preset& preset, int level) {
+  const std::size_t q_rows = preset.active_q_rows(level);  // validates the level
+  return {static_cast<std::size_t>(level), q_rows + preset.p_primes.size()};
+}
+
+// Opaque CUDA stream (cudaStream_t) so that this header stays CUDA-free.
+struct StreamHandle {
+  void* native = nullptr;
+};
+
+class NttPlan {
+ public:
+  virtual ~NttPlan() = default;
+
+  virtual const BackendInfo& backend() const = 0;
+  virtual DeviceSpec device() const = 0;
+  virtual int log_n() const = 0;
+  virtual std::size_t row_count() const = 0;
+  virtual const std::vector<std::uint64_t>& moduli() const = 0;
+  virtual const NttSchedule& schedule() const = 0;
+
+  // `data` holds rows.count rows of N words (row-major), the plan's rows
+  // [rows.first, rows.first + rows.count). Host memory for CPU plans; device
+  // memory for CUDA plans, enqueued on `stream` (asynchronous). Inputs must
+  // be reduced into [0, q); outputs are reduced into [0, q). The forward
+  // output is in bit-reversed order; the inverse takes that order back and
+  // includes the N^-1 scaling.
+  virtual void forward(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const = 0;
+  virtual void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const = 0;
+
+  std::size_t n() const { return std::size_t{1} << log_n(); }
+  RowRange all_rows() const { return {0, row_count()}; }
+};
+
+}  // namespace fhe::ntt

@@ -1,0 +1,28 @@
+// Entry points of the CUDA NTT backends, compiled only when CUDA is built.
+// Declared in a CUDA-free header so the registry can call them.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "fhe/ntt/backend.h"
+
+namespace fhe::ntt {
+
+// Builds a CUDA plan on device `device_index`: tables uploaded once.
+// Throws DeviceError when the device is absent or too small.
+std::unique_ptr<NttPlan> make_cuda_plan(const BackendInfo& backend, NttSchedule schedule,
+                                        int device_index, std::span<const std::uint64_t> moduli,
+                                        WordType word);
+
+}  // namespace fhe::ntt
+
+namespace fhe::ntt {
+
+// Uploads `data` (rows.count x N words), runs the plan's forward or inverse
+// transform on the plan's device and downloads the result (synchronous).
+void cuda_transform_host_data(const NttPlan& plan, std::vector<std::uint64_t>& data,
+                              RowRange rows, bool forward);
+
+}  // namespace fhe::ntt

@@ -1,0 +1,20 @@
+// Subcommands of `fhelium`; each file registers its own on the app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fhelium::cli {
+
+void add_presets_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+// `ntt` with backends and verify; calls add_ntt_describe_command on it.
+void add_ntt_commands(CLI::App& app);
+void add_ntt_describe_command(CLI::App& ntt);
+
+// Thrown by a command to end with a given exit status after printing its
+// own report (for example 1 when verification found a mismatch).
+struct CommandExit {
+  int code;
+};
+
+}  // namespace fhelium::cli

@@ -1,0 +1,37 @@
+// `fhelium`: the command line. Subcommands register themselves from their
+// own files; errors become one line on stderr and a non-zero exit
+// (2 for input the user can fix, 1 for failures).
+#include <iostream>
+
+#include "fhe/core/error.h"
+#include "recommend/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"FHElium: CKKS with seven NTT backends, and the evidence to choose one"};
+  app.require_subcommand(1);
+  fhelium::cli::add_presets_command(app);
+  fhelium::cli::add_info_command(app);
+  fhelium::cli::add_ntt_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const fhelium::cli::CommandExit& e) {
+    return e.code;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "fhelium: error: " << e.what() << '\n';
+    return 2;
+  } catch (const fhe::InvalidArgument& e) {
+    std::cerr << "fhelium: error: " << e.what() << '\n';
+    return 2;
+  } catch (const fhe::DeviceError& e) {
+    std::cerr << "fhelium: error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "fhelium: failed: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
