@@ -1,0 +1,22 @@
+# Script for the install test: cmake --install, configure + build the
+# consumer against the prefix, run it and check what it prints.
+file(REMOVE_RECURSE ${PREFIX} ${CONSUMER_BUILD})
+function(run_step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+run_step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
+if(NOT EXISTS ${PREFIX}/bin/fhelium)
+  message(FATAL_ERROR "the fhelium binary was not installed")
+endif()
+run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${CONSUMER_BUILD} -G ${GENERATOR}
+         -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_BUILD_TYPE=Release)
+run_step(${CMAKE_COMMAND} --build ${CONSUMER_BUILD})
+run_step(${CONSUMER_BUILD}/fhelium_consumer)
+if(NOT step_output MATCHES "roundtrip exact")
+  message(FATAL_ERROR "consumer printed: ${step_output}")
+endif()
+message(STATUS "${step_output}")
