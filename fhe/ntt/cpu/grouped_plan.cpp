@@ -2,33 +2,18 @@
 // radix-2 stages reading the compact bit-reversed twiddle row, then the last
 // 8 stages as one pass over contiguous 256-word tiles (the shared-memory
 // region of the CUDA kernels).
-#include "fhe/ntt/cpu/cpu_plan.h"
 #include "fhe/ntt/cpu/fused_pass.h"
+#include "fhe/ntt/cpu/row_transform_plan.h"
 
 namespace fhe::ntt {
 namespace {
 
-class GroupedPlan final : public CpuPlan {
+class GroupedPlan final : public RowTransformPlan<GroupedPlan> {
  public:
-  using CpuPlan::CpuPlan;
+  using RowTransformPlan::RowTransformPlan;
 
- protected:
-  void forward_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint64_t>& t) const override {
-    run<true>(row, t);
-  }
-  void forward_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint32_t>& t) const override {
-    run<true>(row, t);
-  }
-  void inverse_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint64_t>& t) const override {
-    run<false>(row, t);
-  }
-  void inverse_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint32_t>& t) const override {
-    run<false>(row, t);
-  }
-
- private:
   template <bool Forward, typename Word>
-  void run(std::uint64_t* row, const PrimeTwiddles<Word>& t) const {
+  void transform(std::uint64_t* row, std::size_t, const PrimeTwiddles<Word>& t) const {
     const auto& values = Forward ? t.forward : t.inverse;
     const auto& companions = Forward ? t.forward_shoup : t.inverse_shoup;
     auto twiddle = [&](int stage, std::size_t group) {

@@ -9,24 +9,30 @@
 // own loops (a generic inner loop of one or two iterations is mostly loop
 // overhead), and the final reduction (forward) or N^-1 scaling (inverse) is
 // folded into the last stage instead of costing another pass over memory.
-#include "fhe/ntt/cpu/cpu_plan.h"
 #include "fhe/ntt/cpu/fused_pass.h"
+#include "fhe/ntt/cpu/row_transform_plan.h"
 
 namespace fhe::ntt {
 namespace {
 
-template <typename Word>
-inline void forward_stage(std::uint64_t* row, std::size_t groups, std::size_t half,
-                          const PrimeTwiddles<Word>& t) {
-  const Word q = t.q;
+// One radix-2 stage with `groups` groups of half-size `half` (generic loop).
+template <bool Forward, typename Word>
+inline void radix2_stage(std::uint64_t* row, std::size_t groups, std::size_t half,
+                         const PrimeTwiddles<Word>& t) {
+  const auto& values = Forward ? t.forward : t.inverse;
+  const auto& companions = Forward ? t.forward_shoup : t.inverse_shoup;
   for (std::size_t group = 0; group < groups; ++group) {
-    const Word w = t.forward[groups + group];
-    const Word w_shoup = t.forward_shoup[groups + group];
+    const Word w = values[groups + group];
+    const Word w_shoup = companions[groups + group];
     std::uint64_t* top = row + 2 * group * half;
     std::uint64_t* bottom = top + half;
     for (std::size_t j = 0; j < half; ++j) {
       Word x = static_cast<Word>(top[j]), y = static_cast<Word>(bottom[j]);
-      forward_butterfly<Word>(x, y, w, w_shoup, q);
+      if constexpr (Forward) {
+        forward_butterfly<Word>(x, y, w, w_shoup, t.q);
+      } else {
+        inverse_butterfly<Word>(x, y, w, w_shoup, t.q);
+      }
       top[j] = x;
       bottom[j] = y;
     }
@@ -38,7 +44,7 @@ void indexed_forward(std::uint64_t* row, const PrimeTwiddles<Word>& t, int log_n
   const std::size_t n = std::size_t{1} << log_n;
   const Word q = t.q;
   for (int stage = 0; stage + 2 < log_n; ++stage) {
-    forward_stage<Word>(row, std::size_t{1} << stage, n >> (stage + 1), t);
+    radix2_stage<true, Word>(row, std::size_t{1} << stage, n >> (stage + 1), t);
   }
   if (log_n >= 2) {  // half-size 2
     const std::size_t groups = n / 4;
@@ -60,24 +66,6 @@ void indexed_forward(std::uint64_t* row, const PrimeTwiddles<Word>& t, int log_n
     forward_butterfly<Word>(x, y, w, w_shoup, q);
     row[2 * group] = reduce_from_4q<Word>(x, q);
     row[2 * group + 1] = reduce_from_4q<Word>(y, q);
-  }
-}
-
-template <typename Word>
-inline void inverse_stage(std::uint64_t* row, std::size_t groups, std::size_t half,
-                          const PrimeTwiddles<Word>& t) {
-  const Word q = t.q;
-  for (std::size_t group = 0; group < groups; ++group) {
-    const Word w = t.inverse[groups + group];
-    const Word w_shoup = t.inverse_shoup[groups + group];
-    std::uint64_t* top = row + 2 * group * half;
-    std::uint64_t* bottom = top + half;
-    for (std::size_t j = 0; j < half; ++j) {
-      Word x = static_cast<Word>(top[j]), y = static_cast<Word>(bottom[j]);
-      inverse_butterfly<Word>(x, y, w, w_shoup, q);
-      top[j] = x;
-      bottom[j] = y;
-    }
   }
 }
 
@@ -109,7 +97,7 @@ void indexed_inverse(std::uint64_t* row, const PrimeTwiddles<Word>& t, int log_n
     }
   }
   for (int stage = log_n - 3; stage >= 1; --stage) {
-    inverse_stage<Word>(row, std::size_t{1} << stage, n >> (stage + 1), t);
+    radix2_stage<false, Word>(row, std::size_t{1} << stage, n >> (stage + 1), t);
   }
   if (log_n < 3) {
     finish_inverse<Word>(row, n, t);  // tiny rings: no folded last stage
@@ -129,22 +117,17 @@ void indexed_inverse(std::uint64_t* row, const PrimeTwiddles<Word>& t, int log_n
   }
 }
 
-class IndexedPlan final : public CpuPlan {
+class IndexedPlan final : public RowTransformPlan<IndexedPlan> {
  public:
-  using CpuPlan::CpuPlan;
+  using RowTransformPlan::RowTransformPlan;
 
- protected:
-  void forward_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint64_t>& t) const override {
-    indexed_forward(row, t, log_n());
-  }
-  void forward_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint32_t>& t) const override {
-    indexed_forward(row, t, log_n());
-  }
-  void inverse_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint64_t>& t) const override {
-    indexed_inverse(row, t, log_n());
-  }
-  void inverse_row(std::uint64_t* row, std::size_t, const PrimeTwiddles<std::uint32_t>& t) const override {
-    indexed_inverse(row, t, log_n());
+  template <bool Forward, typename Word>
+  void transform(std::uint64_t* row, std::size_t, const PrimeTwiddles<Word>& t) const {
+    if constexpr (Forward) {
+      indexed_forward(row, t, log_n());
+    } else {
+      indexed_inverse(row, t, log_n());
+    }
   }
 };
 
