@@ -40,4 +40,10 @@ std::string format_number(double value, int decimals) {
   return buffer;
 }
 
+std::string format_scientific(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*e", digits - 1, value);
+  return buffer;
+}
+
 }  // namespace fhelium

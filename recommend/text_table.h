@@ -19,5 +19,7 @@ class TextTable {
 
 // printf-style formatting of one number into a string.
 std::string format_number(double value, int decimals);
+// Scientific notation with `digits` significant digits (errors, tolerances).
+std::string format_scientific(double value, int digits);
 
 }  // namespace fhelium

@@ -113,15 +113,13 @@ struct Modulus {
   }
 };
 
-// a * b mod q for a, b < q, via Barrett reduction of the double word.
+// x mod q for any double word x = hi:lo (x < 2^(2W)), via Barrett reduction.
+// Also reduces sums of products (CKKS key inner products, basis conversion).
 template <typename Word>
-FHE_HD Word mul_mod(Word a, Word b, const Modulus<Word>& m) {
+FHE_HD Word reduce_wide(Word hi, Word lo, const Modulus<Word>& m) {
   using Wide = typename WordTraits<Word>::Wide;
   constexpr int W = WordTraits<Word>::bits;
-  Wide product = static_cast<Wide>(a) * b;
-  Word lo = static_cast<Word>(product);
-  Word hi = static_cast<Word>(product >> W);
-  // Estimate floor(product * ratio / 2^(2W)) from the three significant partial products.
+  // Estimate floor(x * ratio / 2^(2W)) from the three significant partial products.
   Word carry = mul_hi(lo, m.barrett_lo);
   Wide mid = static_cast<Wide>(lo) * m.barrett_hi + carry;
   Wide mid2 = static_cast<Wide>(hi) * m.barrett_lo + static_cast<Word>(mid);
@@ -130,6 +128,15 @@ FHE_HD Word mul_mod(Word a, Word b, const Modulus<Word>& m) {
   Word r = lo - quotient * m.value;
   r = r >= m.value ? r - m.value : r;
   return r >= m.value ? r - m.value : r;
+}
+
+// a * b mod q for a, b < q, via Barrett reduction of the double word.
+template <typename Word>
+FHE_HD Word mul_mod(Word a, Word b, const Modulus<Word>& m) {
+  using Wide = typename WordTraits<Word>::Wide;
+  constexpr int W = WordTraits<Word>::bits;
+  Wide product = static_cast<Wide>(a) * b;
+  return reduce_wide<Word>(static_cast<Word>(product >> W), static_cast<Word>(product), m);
 }
 
 // Plain (slow, exact) a * b mod q for table construction on the host.

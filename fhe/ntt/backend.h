@@ -46,6 +46,26 @@ inline RowRange level_rows(const Preset& preset, int level) {
   return {static_cast<std::size_t>(level), q_rows + preset.p_primes.size()};
 }
 
+// One kernel launch (or host pass) of a transform, for `fhelium ntt describe`
+// and reports. GPU fields stay zero for CPU plans.
+struct LaunchDescription {
+  std::string kernel;  // kernel (or host routine) name
+  PassKind pass_kind = PassKind::global_stage;
+  int first_stage = 0;  // forward stage index of the pass's first stage
+  int stage_count = 0;
+  int launch_count = 1;
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  int registers_per_thread = 0;
+  std::size_t static_shared_bytes = 0;
+  std::size_t dynamic_shared_bytes = 0;
+  int max_blocks_per_sm = 0;  // resident blocks per SM for this block size
+  // Model: data words read and written once per pass (64-bit storage) plus
+  // each distinct twiddle (and index) word the pass reads, as if nothing
+  // stayed in a cache between passes.
+  std::size_t modelled_dram_bytes = 0;
+};
+
 // Opaque CUDA stream (cudaStream_t) so that this header stays CUDA-free.
 struct StreamHandle {
   void* native = nullptr;
@@ -70,6 +90,10 @@ class NttPlan {
   // includes the N^-1 scaling.
   virtual void forward(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const = 0;
   virtual void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const = 0;
+
+  // The launches (passes) of one forward or inverse transform over `rows`,
+  // in execution order. Allocates nothing on the device.
+  virtual std::vector<LaunchDescription> describe(RowRange rows, bool forward) const = 0;
 
   std::size_t n() const { return std::size_t{1} << log_n(); }
   RowRange all_rows() const { return {0, row_count()}; }

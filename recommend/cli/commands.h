@@ -1,6 +1,9 @@
 // Subcommands of `fhelium`; each file registers its own on the app.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 namespace fhelium::cli {
@@ -10,6 +13,14 @@ void add_info_command(CLI::App& app);
 // `ntt` with backends and verify; calls add_ntt_describe_command on it.
 void add_ntt_commands(CLI::App& app);
 void add_ntt_describe_command(CLI::App& ntt);
+
+// `benchmark` with `recommend ntt` and `rescore`; `argv` is recorded in evidence.
+void add_benchmark_commands(CLI::App& app, const std::vector<std::string>& argv);
+void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& argv);
+void add_rescore_command(CLI::App& benchmark, const std::vector<std::string>& argv);
+
+// `workload` with `matvec` and `keyswitch`.
+void add_workload_commands(CLI::App& app);
 
 // Thrown by a command to end with a given exit status after printing its
 // own report (for example 1 when verification found a mismatch).

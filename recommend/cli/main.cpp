@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   fhelium::cli::add_presets_command(app);
   fhelium::cli::add_info_command(app);
   fhelium::cli::add_ntt_commands(app);
+  fhelium::cli::add_benchmark_commands(app, std::vector<std::string>(argv, argv + argc));
+  fhelium::cli::add_workload_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

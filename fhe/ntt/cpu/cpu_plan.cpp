@@ -54,4 +54,37 @@ void CpuPlan::inverse(std::uint64_t* data, RowRange rows, StreamHandle) const {
   }
 }
 
+std::vector<LaunchDescription> describe_schedule_passes(const NttSchedule& schedule,
+                                                        RowRange rows, WordType word,
+                                                        bool forward) {
+  const std::size_t n = std::size_t{1} << schedule.log_n;
+  const std::size_t pair_bytes = word == WordType::int64 ? 16 : 8;  // twiddle + Shoup companion
+  std::vector<LaunchDescription> launches;
+  const auto& passes = schedule.passes;
+  for (std::size_t i = 0; i < passes.size(); ++i) {
+    const NttPass& pass = passes[forward ? i : passes.size() - 1 - i];
+    LaunchDescription launch;
+    launch.kernel = pass.kind == PassKind::global_stage    ? "cpu_radix2_stage"
+                    : pass.kind == PassKind::shared_region ? "cpu_fused_region"
+                                                           : "cpu_fused_pass";
+    launch.pass_kind = pass.kind;
+    launch.first_stage = pass.first_stage;
+    launch.stage_count = pass.stage_count;
+    // Stage s reads 2^s distinct twiddles per row, whatever the layout.
+    std::size_t twiddles_per_row = 0;
+    for (int s = pass.first_stage; s < pass.first_stage + pass.stage_count; ++s) {
+      twiddles_per_row += std::size_t{1} << s;
+    }
+    launch.modelled_dram_bytes = rows.count * (2 * n * sizeof(std::uint64_t) +
+                                               twiddles_per_row * pair_bytes);
+    launches.push_back(std::move(launch));
+  }
+  return launches;
+}
+
+std::vector<LaunchDescription> CpuPlan::describe(RowRange rows, bool forward) const {
+  check_rows(rows);
+  return describe_schedule_passes(schedule_, rows, word_, forward);
+}
+
 }  // namespace fhe::ntt

@@ -26,6 +26,7 @@ class CpuPlan : public NttPlan {
 
   void forward(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const final;
   void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const final;
+  std::vector<LaunchDescription> describe(RowRange rows, bool forward) const final;
 
  protected:
   WordType word() const { return word_; }
@@ -52,6 +53,13 @@ class CpuPlan : public NttPlan {
   std::vector<PrimeTwiddles<std::uint64_t>> twiddles64_;
   std::vector<PrimeTwiddles<std::uint32_t>> twiddles32_;
 };
+
+// The passes of `schedule` over `rows` in execution order (reversed for the
+// inverse) with the byte model filled in and no device fields; CUDA plans
+// start from this and add their launch shapes and resources.
+std::vector<LaunchDescription> describe_schedule_passes(const NttSchedule& schedule,
+                                                        RowRange rows, WordType word,
+                                                        bool forward);
 
 // Factories used by the registry, one per backend family.
 std::unique_ptr<NttPlan> make_cpu_indexed_plan(const BackendInfo& backend, NttSchedule schedule,

@@ -1,0 +1,247 @@
+// Homomorphic operations, relinearization, rescale and Galois automorphisms.
+#include "evaluator/evaluator.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "fhe/ckks/galois.h"
+#include "fhe/ckks/poly_arith.h"
+#include "fhe/core/error.h"
+
+namespace fhe {
+namespace {
+
+std::string scale_text(double scale) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "2^%.6f", std::log2(scale));
+  return buffer;
+}
+
+void check_parts(const Ciphertext& a, const char* op, const Preset& preset, std::size_t max_parts) {
+  if (a.size() < 2 || a.size() > max_parts) {
+    throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.size()) +
+                          " parts (expected 2" + (max_parts == 3 ? " or 3" : "") + ", preset " +
+                          preset.name + ", level " + std::to_string(a.level) + ")");
+  }
+}
+
+void check_level(int level_a, int level_b, const char* op, const Preset& preset) {
+  if (level_a != level_b) {
+    throw InvalidArgument(std::string(op) + ": operands at levels " + std::to_string(level_a) +
+                          " and " + std::to_string(level_b) + " (preset " + preset.name +
+                          "); drop_level the one at the lower level first");
+  }
+}
+
+void check_scale(double scale_a, double scale_b, const char* op, const Preset& preset, int level) {
+  if (std::fabs(scale_a - scale_b) > 1e-9 * std::max(scale_a, scale_b)) {
+    throw InvalidArgument(std::string(op) + ": operand scales " + scale_text(scale_a) + " and " +
+                          scale_text(scale_b) + " differ (preset " + preset.name + ", level " +
+                          std::to_string(level) + ")");
+  }
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const CkksEngine& engine)
+    : engine_(engine),
+      schedules_(engine.preset()),
+      rescale_schedules_(static_cast<std::size_t>(engine.preset().levels)),
+      switcher_(engine.rns_basis(), engine.ntt_plan()) {}
+
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+  const Preset& preset = engine_.preset();
+  check_parts(a, "add", preset, 3);
+  check_parts(b, "add", preset, 3);
+  check_level(a.level, b.level, "add", preset);
+  check_scale(a.scale, b.scale, "add", preset, a.level);
+  const Ciphertext& longer = a.size() >= b.size() ? a : b;
+  const Ciphertext& shorter = a.size() >= b.size() ? b : a;
+  Ciphertext out = longer;
+  for (std::size_t i = 0; i < shorter.size(); ++i) add_inplace(out.parts[i], shorter.parts[i], engine_.rns_basis());
+  return out;
+}
+
+Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+  return add(a, negate(b));
+}
+
+Ciphertext Evaluator::negate(const Ciphertext& a) const {
+  check_parts(a, "negate", engine_.preset(), 3);
+  Ciphertext out = a;
+  for (RnsPoly& part : out.parts) negate_inplace(part, engine_.rns_basis());
+  return out;
+}
+
+Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& b) const {
+  const Preset& preset = engine_.preset();
+  check_parts(a, "add_plain", preset, 3);
+  check_level(a.level, b.level, "add_plain", preset);
+  check_scale(a.scale, b.scale, "add_plain", preset, a.level);
+  Ciphertext out = a;
+  add_inplace(out.parts[0], b.poly, engine_.rns_basis());
+  return out;
+}
+
+Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& b) const {
+  const Preset& preset = engine_.preset();
+  check_parts(a, "sub_plain", preset, 3);
+  check_level(a.level, b.level, "sub_plain", preset);
+  check_scale(a.scale, b.scale, "sub_plain", preset, a.level);
+  Ciphertext out = a;
+  sub_inplace(out.parts[0], b.poly, engine_.rns_basis());
+  return out;
+}
+
+Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& b) const {
+  const Preset& preset = engine_.preset();
+  check_parts(a, "multiply_plain", preset, 3);
+  check_level(a.level, b.level, "multiply_plain", preset);
+  Ciphertext out = a;
+  for (RnsPoly& part : out.parts) multiply_inplace(part, b.poly, engine_.rns_basis());
+  out.scale = a.scale * b.scale;
+  return out;
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+  const Preset& preset = engine_.preset();
+  const RnsBasis& basis = engine_.rns_basis();
+  check_parts(a, "multiply", preset, 2);
+  check_parts(b, "multiply", preset, 2);
+  check_level(a.level, b.level, "multiply", preset);
+  Ciphertext out{{a.parts[0], a.parts[0], a.parts[1]}, a.level, a.scale * b.scale};
+  multiply_inplace(out.parts[0], b.parts[0], basis);            // a0 b0
+  multiply_inplace(out.parts[1], b.parts[1], basis);            // a0 b1
+  multiply_add_inplace(out.parts[1], a.parts[1], b.parts[0], basis);  // + a1 b0
+  multiply_inplace(out.parts[2], b.parts[1], basis);            // a1 b1
+  return out;
+}
+
+Ciphertext Evaluator::relinearize(const Ciphertext& a) const {
+  if (a.size() == 2) return a;
+  check_parts(a, "relinearize", engine_.preset(), 3);
+  const KeySwitchSchedule& schedule = schedules_.at(a.level);
+  Ciphertext out{{a.parts[0], a.parts[1]}, a.level, a.scale};
+  RnsPoly switched0, switched1;
+  switcher_.extend(schedule, a.parts[2]);
+  switcher_.apply_key(schedule, engine_.relinearization_key(), nullptr, switched0, switched1);
+  add_inplace(out.parts[0], switched0, engine_.rns_basis());
+  add_inplace(out.parts[1], switched1, engine_.rns_basis());
+  return out;
+}
+
+Ciphertext Evaluator::multiply_relinearize(const Ciphertext& a, const Ciphertext& b) const {
+  return relinearize(multiply(a, b));
+}
+
+const RnsScaleDown& Evaluator::rescale_schedule(int level) const {
+  auto& slot = rescale_schedules_[static_cast<std::size_t>(level)];
+  if (!slot) {
+    const Preset& preset = engine_.preset();
+    const auto first = static_cast<std::size_t>(level);
+    slot = std::make_unique<RnsScaleDown>(
+        make_rns_scale_down(preset, {first, 1}, {first + 1, preset.q_primes.size() - first - 1}));
+  }
+  return *slot;
+}
+
+Ciphertext Evaluator::rescale(const Ciphertext& a) const {
+  const Preset& preset = engine_.preset();
+  check_parts(a, "rescale", preset, 3);
+  if (a.level >= preset.levels) {
+    throw InvalidArgument("rescale: the ciphertext is at the last level " + std::to_string(a.level) +
+                          " of preset " + preset.name + " (only the base prime is left; scale " +
+                          scale_text(a.scale) + ")");
+  }
+  const RnsScaleDown& schedule = rescale_schedule(a.level);
+  const auto dropped_id = static_cast<std::size_t>(a.level);
+  Ciphertext out{{}, a.level + 1, a.scale / static_cast<double>(preset.q_primes[dropped_id])};
+  for (const RnsPoly& part : a.parts) {
+    RnsPoly scaled(schedule.kept_rows.first, schedule.kept_rows.count, part.n(), true);
+    schedule.apply(engine_.ntt_plan(), part.row(dropped_id + 1), part.row(dropped_id),
+                   scaled.data(), rescale_scratch_);
+    out.parts.push_back(std::move(scaled));
+  }
+  return out;
+}
+
+Ciphertext Evaluator::drop_level(const Ciphertext& a, int target_level) const {
+  const Preset& preset = engine_.preset();
+  check_parts(a, "drop_level", preset, 3);
+  const std::size_t rows = preset.active_q_rows(target_level);  // validates the level
+  if (target_level < a.level) {
+    throw InvalidArgument("drop_level: target level " + std::to_string(target_level) +
+                          " is below the ciphertext's level " + std::to_string(a.level) +
+                          " (preset " + preset.name + ")");
+  }
+  Ciphertext out{{}, target_level, a.scale};
+  for (const RnsPoly& part : a.parts) {
+    out.parts.push_back(part.copy_rows({static_cast<std::size_t>(target_level), rows}));
+  }
+  return out;
+}
+
+std::vector<Ciphertext> Evaluator::apply_galois(const Ciphertext& a,
+                                                const std::vector<std::uint64_t>& galois_elements) const {
+  const Preset& preset = engine_.preset();
+  check_parts(a, "rotate", preset, 2);
+  // Look every key up before doing any work, so a missing key fails fast.
+  std::vector<const KeySwitchKey*> keys;
+  std::vector<const std::vector<std::uint32_t>*> tables;
+  bool any_switch = false;
+  for (std::uint64_t g : galois_elements) {
+    if (g == 1) {
+      keys.push_back(nullptr);
+      tables.push_back(nullptr);
+      continue;
+    }
+    keys.push_back(&engine_.galois_key(g));
+    tables.push_back(&engine_.galois_permutation(g));
+    any_switch = true;
+  }
+  const KeySwitchSchedule& schedule = schedules_.at(a.level);
+  if (any_switch) switcher_.extend(schedule, a.parts[1]);
+
+  std::vector<Ciphertext> results;
+  results.reserve(galois_elements.size());
+  for (std::size_t i = 0; i < galois_elements.size(); ++i) {
+    if (!keys[i]) {
+      results.push_back(a);
+      continue;
+    }
+    Ciphertext out{{RnsPoly(), RnsPoly()}, a.level, a.scale};
+    RnsPoly rotated0;
+    apply_galois_ntt(a.parts[0], *tables[i], rotated0);
+    switcher_.apply_key(schedule, *keys[i], tables[i], out.parts[0], out.parts[1]);
+    add_inplace(out.parts[0], rotated0, engine_.rns_basis());
+    results.push_back(std::move(out));
+  }
+  return results;
+}
+
+Ciphertext Evaluator::rotate(const Ciphertext& a, int step) const {
+  return apply_galois(a, {engine_.galois_element_for_step(step)}).front();
+}
+
+Ciphertext Evaluator::conjugate(const Ciphertext& a) const {
+  return apply_galois(a, {conjugation_galois_element(engine_.preset().log_n)}).front();
+}
+
+std::vector<Ciphertext> Evaluator::rotate_many_by_steps(const Ciphertext& a,
+                                                        const std::vector<int>& steps) const {
+  std::vector<std::uint64_t> elements;
+  elements.reserve(steps.size());
+  for (int step : steps) elements.push_back(engine_.galois_element_for_step(step));
+  return apply_galois(a, elements);
+}
+
+std::pair<RnsPoly, RnsPoly> Evaluator::key_switch(const RnsPoly& input, const KeySwitchKey& key) const {
+  const KeySwitchSchedule& schedule = schedules_.at(static_cast<int>(input.first_row()));
+  std::pair<RnsPoly, RnsPoly> out;
+  switcher_.extend(schedule, input);
+  switcher_.apply_key(schedule, key, nullptr, out.first, out.second);
+  return out;
+}
+
+}  // namespace fhe

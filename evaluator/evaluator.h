@@ -1,0 +1,90 @@
+// fhe::Evaluator: homomorphic operations over a CkksEngine on the CPU.
+//
+//   fhe::Evaluator evaluator(engine);
+//   auto sum     = evaluator.add(a, b);                     // also sub, negate, *_plain
+//   auto product = evaluator.multiply_relinearize(a, b);    // scale a.scale * b.scale
+//   auto scaled  = evaluator.rescale(product);              // drops prime id `level`
+//   auto shifted = evaluator.rotate(scaled, 3);             // slot j <- slot j + 3
+//   auto many    = evaluator.rotate_many_by_steps(scaled, {1, 2, 4, 8});  // hoisted
+//
+// Ciphertexts stay in NTT form over rows level..L. Binary operations need
+// equal levels (drop_level the fresher one) and, for add/sub, equal scales
+// (relative difference <= 1e-9); violations throw InvalidArgument naming the
+// operation, preset, levels and scales. Key switching is hybrid with the
+// level's KeySwitchSchedule; every transform goes through the engine's plan.
+//
+// An Evaluator holds scratch buffers that grow once and are reused, so it is
+// not thread-safe: use one Evaluator per thread (they may share the engine,
+// which must outlive them).
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "evaluator/key_switch_schedule.h"
+#include "evaluator/key_switcher.h"
+#include "evaluator/rns_scale_down.h"
+#include "fhe/ckks/ciphertext.h"
+#include "fhe/ckks/engine.h"
+
+namespace fhe {
+
+class Evaluator {
+ public:
+  explicit Evaluator(const CkksEngine& engine);
+
+  const CkksEngine& engine() const { return engine_; }
+
+  Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
+  Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
+  Ciphertext negate(const Ciphertext& a) const;
+  // The plaintext must be at the ciphertext's level (and scale, for add/sub).
+  Ciphertext add_plain(const Ciphertext& a, const Plaintext& b) const;
+  Ciphertext sub_plain(const Ciphertext& a, const Plaintext& b) const;
+  // Scale becomes a.scale * b.scale.
+  Ciphertext multiply_plain(const Ciphertext& a, const Plaintext& b) const;
+
+  // Tensor product of two 2-part ciphertexts: 3 parts, scale a.scale * b.scale.
+  Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
+  // 3 parts -> 2 parts with the relinearization key.
+  Ciphertext relinearize(const Ciphertext& a) const;
+  // multiply + relinearize (the ckks-primitive suite's multiply_relinearize).
+  Ciphertext multiply_relinearize(const Ciphertext& a, const Ciphertext& b) const;
+
+  // Divides by the leading active prime q_level with rounding and drops it:
+  // level + 1, scale / q_level. Throws at the last level (only the base prime).
+  Ciphertext rescale(const Ciphertext& a) const;
+  // Drops rows down to `target_level` (>= a.level) without changing the scale.
+  Ciphertext drop_level(const Ciphertext& a, int target_level) const;
+
+  // Left rotation by `step` slots (negative = right) with the Galois key of
+  // 5^step mod 2N; throws InvalidArgument when that key was not generated.
+  Ciphertext rotate(const Ciphertext& a, int step) const;
+  // Complex conjugation of every slot (Galois element 2N - 1).
+  Ciphertext conjugate(const Ciphertext& a) const;
+  // Hoisted rotations: decompose + ModUp + NTT once, then per step the
+  // Galois permutation of the extended digits in the NTT domain, the key
+  // inner product and ModDown. Results in the order of `steps`; each equals
+  // rotate(a, step) word for word. All keys are checked before any work.
+  std::vector<Ciphertext> rotate_many_by_steps(const Ciphertext& a, const std::vector<int>& steps) const;
+
+  // The schedule of `level` (built once, cached).
+  const KeySwitchSchedule& key_switch_schedule(int level) const { return schedules_.at(level); }
+  // Key switching of one NTT-form polynomial over rows level..L (level taken
+  // from its first row): returns (c0, c1) with c0 + c1 s ~ input * s'.
+  std::pair<RnsPoly, RnsPoly> key_switch(const RnsPoly& input, const KeySwitchKey& key) const;
+
+ private:
+  std::vector<Ciphertext> apply_galois(const Ciphertext& a,
+                                       const std::vector<std::uint64_t>& galois_elements) const;
+  const RnsScaleDown& rescale_schedule(int level) const;
+
+  const CkksEngine& engine_;
+  KeySwitchScheduleCache schedules_;
+  mutable std::vector<std::unique_ptr<RnsScaleDown>> rescale_schedules_;
+  mutable KeySwitcher switcher_;
+  mutable std::vector<std::uint64_t> rescale_scratch_;
+};
+
+}  // namespace fhe

@@ -1,0 +1,40 @@
+// Division by the product D of some rows' primes with rounding to nearest,
+// dropping those rows: x -> round(x / D) over the kept rows. Rescale drops
+// the leading active prime (D = q_l); ModDown drops the P rows (D = P).
+// Both are this one routine, on NTT-form input x:
+//   1. the dropped rows go to coefficient form (one inverse call),
+//   2. the centered fast basis conversion takes [x]_D (in (-D/2, D/2]) to
+//      the kept primes, then one forward call,
+//   3. kept row i: (x_i - conv_i) * [D^-1]_(q_i).
+// x - [x]_D is the multiple of D nearest to x, so the result is round(x/D)
+// exactly for one dropped prime and within |P|/2 for ModDown.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "evaluator/basis_conversion.h"
+#include "fhe/ntt/backend.h"
+#include "fhe/params/preset.h"
+
+namespace fhe {
+
+struct RnsScaleDown {
+  ntt::RowRange dropped_rows;  // preset row ids divided out
+  ntt::RowRange kept_rows;     // preset row ids of the result
+  BasisConversion dropped_to_kept;  // target offsets 0 .. kept - 1
+  std::vector<std::uint64_t> inverse_mod_kept;  // [D^-1]_(q_i)
+  std::vector<std::uint64_t> inverse_mod_kept_shoup;
+
+  // kept_ntt / dropped_ntt: x's rows in NTT form; out: kept rows in NTT form
+  // (may alias kept_ntt). `scratch` grows on first use only. All transforms
+  // go through `plan` (rows addressed by preset row id).
+  void apply(const ntt::NttPlan& plan, const std::uint64_t* kept_ntt,
+             const std::uint64_t* dropped_ntt, std::uint64_t* out,
+             std::vector<std::uint64_t>& scratch) const;
+};
+
+RnsScaleDown make_rns_scale_down(const Preset& preset, ntt::RowRange dropped_rows,
+                                 ntt::RowRange kept_rows);
+
+}  // namespace fhe

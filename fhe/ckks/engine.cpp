@@ -1,0 +1,160 @@
+// CkksEngine: option checks, the one NTT plan, keys, encryption.
+#include "fhe/ckks/engine.h"
+
+#include <cmath>
+#include <set>
+
+#include "fhe/ckks/galois.h"
+#include "fhe/core/error.h"
+#include "fhe/ntt/registry.h"
+
+namespace fhe {
+namespace {
+
+DeviceSpec checked_device(const Preset& preset, const EngineOptions& options) {
+  const DeviceSpec device = parse_device(options.device);
+  if (device.kind == DeviceKind::cuda) {
+    throw InvalidArgument("CkksEngine: device " + device.str() + " (preset " + preset.name +
+                          ") is not available yet: the CUDA evaluator is not built (a later "
+                          "issue); use device \"cpu\"");
+  }
+  return device;
+}
+
+std::string checked_backend(const Preset& preset, const EngineOptions& options, DeviceSpec device) {
+  const std::string name =
+      options.ntt_backend.empty() ? std::string(ntt::stable_fallback(device.kind)) : options.ntt_backend;
+  const ntt::BackendInfo& backend = ntt::backend_info(name);  // throws for unknown names
+  const ntt::Compatibility check = ntt::compatibility(backend, preset.log_n);
+  if (!check.compatible) {
+    throw InvalidArgument("NTT backend '" + name + "' is incompatible with preset " + preset.name +
+                          " (logN " + std::to_string(preset.log_n) + "): " + check.reason);
+  }
+  return name;
+}
+
+}  // namespace
+
+CkksEngine::CkksEngine(std::string_view preset_name, EngineOptions options)
+    : CkksEngine(preset_by_name(preset_name), std::move(options)) {}
+
+CkksEngine::CkksEngine(Preset preset, EngineOptions options)
+    : preset_(std::move(preset)),
+      options_(std::move(options)),
+      device_(checked_device(preset_, options_)),
+      ntt_backend_(checked_backend(preset_, options_, device_)),
+      basis_(preset_),
+      sampler_(options_.seed) {
+  const std::vector<std::uint64_t> rows = preset_.qp_primes();
+  plan_ = ntt::make_plan(ntt_backend_, device_, preset_.log_n, rows, preset_.word);
+  encoder_ = std::make_unique<CkksEncoder>(preset_, basis_, *plan_);
+  key_generator_ = std::make_unique<KeyGenerator>(preset_, basis_, *plan_, sampler_);
+  encryptor_ = std::make_unique<Encryptor>(preset_, basis_, *plan_, sampler_);
+}
+
+CkksEngine::~CkksEngine() = default;
+
+double CkksEngine::default_scale() const { return std::ldexp(1.0, preset_.scale_bits); }
+
+void CkksEngine::generate_keys(const std::vector<int>& rotation_steps, bool conjugation) {
+  secret_key_ = key_generator_->secret_key();
+  public_key_ = key_generator_->public_key(*secret_key_);
+  relinearization_key_ = key_generator_->relinearization_key(*secret_key_);
+  galois_keys_.clear();
+  galois_permutations_.clear();
+  std::set<std::uint64_t> elements;
+  for (int step : rotation_steps) elements.insert(galois_element_for_step(step));
+  if (conjugation) elements.insert(conjugation_galois_element(preset_.log_n));
+  elements.erase(1);  // rotation by 0 (mod N/2) needs no key
+  for (std::uint64_t g : elements) {
+    galois_keys_.emplace(g, key_generator_->galois_key(*secret_key_, g));
+    galois_permutations_.emplace(g, galois_ntt_permutation(g, preset_.log_n));
+  }
+}
+
+void CkksEngine::require_keys(const char* what) const {
+  if (!secret_key_) {
+    throw InvalidArgument(std::string(what) + ": no keys yet on preset " + preset_.name +
+                          " (call generate_keys first)");
+  }
+}
+
+const SecretKey& CkksEngine::secret_key() const {
+  require_keys("secret_key");
+  return *secret_key_;
+}
+
+const PublicKey& CkksEngine::public_key() const {
+  require_keys("public_key");
+  return *public_key_;
+}
+
+const KeySwitchKey& CkksEngine::relinearization_key() const {
+  require_keys("relinearization_key");
+  return *relinearization_key_;
+}
+
+bool CkksEngine::has_galois_key(std::uint64_t galois_element) const {
+  return galois_keys_.count(galois_element) != 0;
+}
+
+const KeySwitchKey& CkksEngine::galois_key(std::uint64_t galois_element) const {
+  const auto it = galois_keys_.find(galois_element);
+  if (it == galois_keys_.end()) {
+    throw InvalidArgument("no Galois key for element " + std::to_string(galois_element) +
+                          " on preset " + preset_.name +
+                          " (pass its rotation step or conjugation to generate_keys)");
+  }
+  return it->second;
+}
+
+const std::vector<std::uint32_t>& CkksEngine::galois_permutation(std::uint64_t galois_element) const {
+  galois_key(galois_element);  // same error when absent
+  return galois_permutations_.at(galois_element);
+}
+
+std::uint64_t CkksEngine::galois_element_for_step(int step) const {
+  return fhe::galois_element_for_step(step, preset_.log_n);
+}
+
+Plaintext CkksEngine::encode(std::span<const std::complex<double>> values, int level,
+                             double scale) const {
+  return encoder_->encode(values, scale == 0 ? default_scale() : scale, level);
+}
+
+Plaintext CkksEngine::encode(std::span<const double> values, int level, double scale) const {
+  return encoder_->encode(values, scale == 0 ? default_scale() : scale, level);
+}
+
+std::vector<std::complex<double>> CkksEngine::decode(const Plaintext& plaintext) const {
+  return encoder_->decode(plaintext);
+}
+
+Ciphertext CkksEngine::encrypt(const Plaintext& plaintext) {
+  require_keys("encrypt");
+  return encryptor_->encrypt(plaintext, *public_key_, encryption_count_++);
+}
+
+Ciphertext CkksEngine::encrypt_symmetric(const Plaintext& plaintext) {
+  require_keys("encrypt_symmetric");
+  return encryptor_->encrypt_symmetric(plaintext, *secret_key_, encryption_count_++);
+}
+
+Plaintext CkksEngine::decrypt(const Ciphertext& ciphertext) const {
+  require_keys("decrypt");
+  return fhe::decrypt(ciphertext, *secret_key_, basis_);
+}
+
+Ciphertext CkksEngine::encrypt_message(std::span<const std::complex<double>> values, int level) {
+  return encrypt(encode(values, level));
+}
+
+Ciphertext CkksEngine::encrypt_message(std::span<const double> values, int level) {
+  return encrypt(encode(values, level));
+}
+
+std::vector<std::complex<double>> CkksEngine::decrypt_message(const Ciphertext& ciphertext) const {
+  return decode(decrypt(ciphertext));
+}
+
+}  // namespace fhe

@@ -1,0 +1,217 @@
+// The CUDA NTT plan of every backend: tables uploaded once at construction,
+// then forward()/inverse() only enqueue the schedule's kernels on the
+// caller's stream (no allocation, no synchronisation, no host decision on
+// data), so the evaluator can capture them into CUDA graphs.
+#include <string>
+
+#include "fhe/core/device_info.h"
+#include "fhe/cuda/check.h"
+#include "fhe/cuda/device_buffer.h"
+#include "fhe/cuda/stream.h"
+#include "fhe/ntt/cpu/cpu_plan.h"
+#include "fhe/ntt/cuda/cuda_plans.h"
+#include "fhe/ntt/cuda/device_tables.h"
+#include "fhe/ntt/cuda/kernels.h"
+#include "fhe/ntt/cuda/launch_plan.h"
+
+namespace fhe::ntt {
+namespace {
+
+using fhe::cuda::DeviceBuffer;
+
+template <typename Word>
+struct DeviceTables {
+  std::uint32_t stride = 0;
+  DeviceBuffer<gpu::TwiddlePair<Word>> forward, inverse;
+  DeviceBuffer<gpu::RowConstants<Word>> constants;
+
+  static DeviceTables upload(const gpu::HostTables<Word>& host, const std::string& context) {
+    DeviceTables tables;
+    tables.stride = host.stride;
+    tables.forward = DeviceBuffer<gpu::TwiddlePair<Word>>::from_host(host.forward, context);
+    tables.inverse = DeviceBuffer<gpu::TwiddlePair<Word>>::from_host(host.inverse, context);
+    tables.constants = DeviceBuffer<gpu::RowConstants<Word>>::from_host(host.constants, context);
+    return tables;
+  }
+};
+
+class CudaPlan final : public NttPlan {
+ public:
+  CudaPlan(const BackendInfo& backend, NttSchedule schedule, int device_index,
+           std::span<const std::uint64_t> moduli, WordType word)
+      : backend_(backend),
+        schedule_(std::move(schedule)),
+        device_index_(device_index),
+        moduli_(moduli.begin(), moduli.end()),
+        word_(word) {
+    const std::string where = context({0, moduli_.size()});
+    try {
+      require_device(device());
+    } catch (const DeviceError& error) {
+      throw DeviceError(std::string(backend_.name) + ": " + error.what());
+    }
+    try {
+      forward_launches_ = gpu::make_pass_launches(backend_, schedule_, true);
+      inverse_launches_ = gpu::make_pass_launches(backend_, schedule_, false);
+      fhe::cuda::DeviceGuard guard(device_index_);
+      FHE_CUDA_CHECK(
+          cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_index_), where);
+      if (word_ == WordType::int64) {
+        tables64_ = DeviceTables<std::uint64_t>::upload(
+            gpu::make_host_tables<std::uint64_t>(backend_, log_n(), moduli_), where);
+      } else {
+        tables32_ = DeviceTables<std::uint32_t>::upload(
+            gpu::make_host_tables<std::uint32_t>(backend_, log_n(), moduli_), where);
+      }
+      if (backend_.family == BackendFamily::indexed) {
+        const std::vector<gpu::IndexEntry> entries = gpu::make_index_table(log_n());
+        index_entries_ = DeviceBuffer<gpu::IndexEntry>::from_host(entries, where);
+      }
+    } catch (const InvalidArgument& error) {
+      throw InvalidArgument(where + ": " + error.what());
+    }
+  }
+
+  const BackendInfo& backend() const override { return backend_; }
+  DeviceSpec device() const override { return {DeviceKind::cuda, device_index_}; }
+  int log_n() const override { return schedule_.log_n; }
+  std::size_t row_count() const override { return moduli_.size(); }
+  const std::vector<std::uint64_t>& moduli() const override { return moduli_; }
+  const NttSchedule& schedule() const override { return schedule_; }
+
+  void forward(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
+    enqueue(data, rows, static_cast<cudaStream_t>(stream.native), true);
+  }
+  void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
+    enqueue(data, rows, static_cast<cudaStream_t>(stream.native), false);
+  }
+
+  std::vector<LaunchDescription> describe(RowRange rows, bool forward) const override {
+    check_rows(rows);
+    std::vector<LaunchDescription> out = describe_schedule_passes(schedule_, rows, word_, forward);
+    const auto& launches = forward ? forward_launches_ : inverse_launches_;
+    fhe::cuda::DeviceGuard guard(device_index_);
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      const gpu::PassLaunch& launch = launches[i];
+      const std::size_t word_bytes = word_ == WordType::int64 ? 8 : 4;
+      const gpu::LaunchShape shape =
+          gpu::launch_shape(launch, log_n(), rows.count, sm_count_, word_bytes);
+      const gpu::KernelResources resources = word_ == WordType::int64
+                                                 ? kernel_resources<std::uint64_t>(launch, forward, shape)
+                                                 : kernel_resources<std::uint32_t>(launch, forward, shape);
+      LaunchDescription& d = out[i];
+      d.kernel = resources.name;
+      d.grid[0] = shape.grid_x;
+      d.grid[1] = shape.grid_y;
+      d.grid[2] = 1;
+      d.block[0] = shape.block;
+      d.block[1] = d.block[2] = 1;
+      d.registers_per_thread = resources.registers_per_thread;
+      d.static_shared_bytes = resources.static_shared_bytes;
+      d.dynamic_shared_bytes = shape.dynamic_shared_bytes;
+      d.max_blocks_per_sm = resources.max_blocks_per_sm;
+      if (launch.kernel == gpu::KernelKind::indexed_stage) {
+        d.modelled_dram_bytes += (n() / 2) * sizeof(gpu::IndexEntry);  // shared by all rows
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::string context(RowRange rows) const {
+    return "backend " + std::string(backend_.name) + " on cuda:" + std::to_string(device_index_) +
+           ", logN " + std::to_string(schedule_.log_n) + ", rows [" + std::to_string(rows.first) +
+           ", " + std::to_string(rows.first + rows.count) + ")";
+  }
+
+  void check_rows(RowRange rows) const {
+    if (rows.first + rows.count > moduli_.size()) {
+      throw InvalidArgument(context(rows) + ": the plan has only " +
+                            std::to_string(moduli_.size()) + " rows");
+    }
+  }
+
+  void enqueue(std::uint64_t* data, RowRange rows, cudaStream_t stream, bool forward) const {
+    check_rows(rows);
+    if (rows.count == 0) return;
+    fhe::cuda::DeviceGuard guard(device_index_);
+    if (word_ == WordType::int64) {
+      enqueue_passes(tables64_, data, rows, stream, forward);
+    } else {
+      enqueue_passes(tables32_, data, rows, stream, forward);
+    }
+  }
+
+  template <typename Word>
+  void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
+                      cudaStream_t stream, bool forward) const {
+    const auto& launches = forward ? forward_launches_ : inverse_launches_;
+    const gpu::TwiddlePair<Word>* twiddles = forward ? tables.forward.data() : tables.inverse.data();
+    const auto first_row = static_cast<std::uint32_t>(rows.first);
+    const auto log_n_bits = static_cast<std::uint32_t>(log_n());
+    for (const gpu::PassLaunch& launch : launches) {
+      cudaError_t status = cudaSuccess;
+      const gpu::LaunchShape shape =
+          gpu::launch_shape(launch, log_n(), rows.count, sm_count_, sizeof(Word));
+      if (launch.kernel == gpu::KernelKind::indexed_stage) {
+        const gpu::IndexedStageArgs<Word> args{
+            data, twiddles, tables.constants.data(),
+            index_entries_.data() + static_cast<std::size_t>(launch.first_stage) * (n() / 2),
+            first_row, log_n_bits, static_cast<std::uint32_t>(launch.first_stage), tables.stride};
+        status = gpu::launch_indexed_stage(args, forward, shape, stream);
+      } else {
+        const gpu::PassArgs<Word> args{data, twiddles, tables.constants.data(), first_row,
+                                       static_cast<std::uint32_t>(rows.count), log_n_bits,
+                                       static_cast<std::uint32_t>(launch.first_stage),
+                                       static_cast<std::uint32_t>(launch.stage_count),
+                                       tables.stride, launch.address};
+        if (launch.kernel == gpu::KernelKind::global_pass) {
+          status = gpu::launch_global_pass(args, forward, shape, stream);
+        } else {
+          status = gpu::launch_shared_region(args, forward, shape, stream);
+        }
+      }
+      if (status == cudaSuccess) status = cudaGetLastError();
+      if (status != cudaSuccess) {
+        fhe::cuda::throw_cuda_error(status, "NTT kernel launch", __FILE__, __LINE__,
+                                    context(rows) + ", pass at stage " +
+                                        std::to_string(launch.first_stage));
+      }
+    }
+  }
+
+  template <typename Word>
+  static gpu::KernelResources kernel_resources(const gpu::PassLaunch& launch, bool forward,
+                                               const gpu::LaunchShape& shape) {
+    switch (launch.kernel) {
+      case gpu::KernelKind::indexed_stage:
+        return gpu::indexed_stage_resources<Word>(forward, shape);
+      case gpu::KernelKind::global_pass:
+        return gpu::global_pass_resources<Word>(launch.stage_count, forward, shape);
+      case gpu::KernelKind::shared_region:
+        return gpu::shared_region_resources<Word>(launch.stage_count, forward, shape);
+    }
+    throw InvalidArgument("unknown kernel kind");
+  }
+
+  const BackendInfo& backend_;
+  NttSchedule schedule_;
+  int device_index_;
+  std::vector<std::uint64_t> moduli_;
+  WordType word_;
+  int sm_count_ = 1;
+  std::vector<gpu::PassLaunch> forward_launches_, inverse_launches_;
+  DeviceTables<std::uint64_t> tables64_;
+  DeviceTables<std::uint32_t> tables32_;
+  DeviceBuffer<gpu::IndexEntry> index_entries_;
+};
+
+}  // namespace
+
+std::unique_ptr<NttPlan> make_cuda_plan(const BackendInfo& backend, NttSchedule schedule,
+                                        int device_index, std::span<const std::uint64_t> moduli,
+                                        WordType word) {
+  return std::make_unique<CudaPlan>(backend, std::move(schedule), device_index, moduli, word);
+}
+
+}  // namespace fhe::ntt

@@ -1,0 +1,61 @@
+// The global fused-pass kernel (compact groups and strict radix digits),
+// instantiated for G = 1..4 stages, both directions and both word types.
+#include "fhe/ntt/cuda/global_pass.cuh"
+#include "fhe/ntt/cuda/kernels.h"
+
+namespace fhe::ntt::gpu {
+namespace {
+
+template <typename Word, int G, bool Forward>
+__global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
+    ntt_global_pass(PassArgs<Word> args) {
+  allow_next_kernel_launch();
+  const std::uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
+  if (item >= global_pass_items_per_row<Word, G>(args.log_n)) return;
+  global_pass_item<Word, G, Forward>(args, blockIdx.y, item);
+}
+
+template <typename Word>
+using GlobalPassKernel = void (*)(PassArgs<Word>);
+
+template <typename Word, bool Forward>
+GlobalPassKernel<Word> select_direction(int stage_count) {
+  switch (stage_count) {
+    case 1: return ntt_global_pass<Word, 1, Forward>;
+    case 2: return ntt_global_pass<Word, 2, Forward>;
+    case 3: return ntt_global_pass<Word, 3, Forward>;
+    case 4: return ntt_global_pass<Word, 4, Forward>;
+  }
+  throw InvalidArgument("global NTT pass of " + std::to_string(stage_count) +
+                        " stages (the kernels fuse 1 to 4)");
+}
+
+template <typename Word>
+GlobalPassKernel<Word> select_kernel(int stage_count, bool forward) {
+  return forward ? select_direction<Word, true>(stage_count)
+                 : select_direction<Word, false>(stage_count);
+}
+
+}  // namespace
+
+template <typename Word>
+cudaError_t launch_global_pass(const PassArgs<Word>& args, bool forward, const LaunchShape& shape,
+                               cudaStream_t stream) {
+  return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), forward), shape,
+                           stream, args);
+}
+
+template <typename Word>
+KernelResources global_pass_resources(int stage_count, bool forward, const LaunchShape& shape) {
+  const std::string name = std::string("ntt_global_pass<") + word_tag<Word>() + ",g" +
+                           std::to_string(stage_count) + (forward ? ",forward>" : ",inverse>");
+  return query_kernel_resources(reinterpret_cast<const void*>(select_kernel<Word>(stage_count, forward)),
+                                name, shape);
+}
+
+template cudaError_t launch_global_pass(const PassArgs<std::uint64_t>&, bool, const LaunchShape&, cudaStream_t);
+template cudaError_t launch_global_pass(const PassArgs<std::uint32_t>&, bool, const LaunchShape&, cudaStream_t);
+template KernelResources global_pass_resources<std::uint64_t>(int, bool, const LaunchShape&);
+template KernelResources global_pass_resources<std::uint32_t>(int, bool, const LaunchShape&);
+
+}  // namespace fhe::ntt::gpu

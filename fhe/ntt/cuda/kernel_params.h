@@ -1,0 +1,116 @@
+// Plain structs passed by value to the CUDA NTT kernels, and the twiddle
+// addressing that lets one kernel serve both the compact bit-reversed rows
+// and the strict radix per-digit layout. CUDA-free, so host code and the
+// host emulation test build the very same values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fhe/core/host_device.h"
+
+namespace fhe::ntt::gpu {
+
+// The shared-memory region works on contiguous 256-word tiles; each tile is
+// handled by 16 threads holding 16 words each, in two register rounds of 4
+// stages (columns t + 16k, then rows 16t + k) with one exchange between.
+inline constexpr int kTileBits = 8;
+inline constexpr int kTileWords = 1 << kTileBits;
+inline constexpr int kThreadsPerTile = 16;
+inline constexpr int kWordsPerThread = 16;
+// One pad word per 16 keeps the row round (stride 16 words) free of bank conflicts.
+inline constexpr int kPaddedTileWords = kTileWords + kTileWords / 16;
+FHE_HD std::uint32_t padded(std::uint32_t word) { return word + (word >> 4); }
+
+inline constexpr int kMaxGlobalPassStages = 4;
+
+// Offsets a global-pass thread takes side by side (16-byte accesses, each
+// twiddle serving two butterflies). A 64-bit 4-stage pass takes one: two
+// would hold 64 data registers next to its 15 twiddle pairs and leave one
+// block per SM (seen: 228 registers), too few warps to hide memory latency.
+FHE_HD constexpr int global_pass_lanes(int stage_count, std::size_t word_bytes) {
+  return stage_count == 4 && word_bytes == 8 ? 1 : 2;
+}
+
+// The shared-region kernels exist for regions of 8 and 6 stages (skipping
+// the tile's first 0 or 2 local stages): every backend's region at logN >= 8.
+FHE_HD constexpr bool shared_region_supported(int stage_count) {
+  return stage_count == 8 || stage_count == 6;
+}
+inline constexpr int kMaxBlockThreads = 256;
+// Register cap of the fused kernels (__launch_bounds__ minimum blocks of
+// 256 threads per SM). Measured on the H200: 4 (64 registers) doubled the
+// active warps but slowed the 64-bit 4-stage passes by 7-14% and one-row
+// transforms by up to 50%, because 15 prefetched twiddle pairs no longer fit
+// and their loads were serialised again; 2 (128 registers) keeps them.
+inline constexpr int kMinBlocksPerSm = 2;
+
+// A twiddle and its Shoup companion side by side: one 16-byte (or 8-byte) load.
+template <typename Word>
+struct alignas(2 * sizeof(Word)) TwiddlePair {
+  Word value;
+  Word companion;
+};
+
+// Per-row constants of the final pass.
+template <typename Word>
+struct RowConstants {
+  Word q;
+  Word n_inverse, n_inverse_shoup;  // N^-1 mod q
+  // inverse[1] * N^-1: the inverse's last butterfly (stage 0) folds the N^-1
+  // scaling into its twiddle, so the scaling costs no extra pass.
+  Word scaled_stage0, scaled_stage0_shoup;
+};
+
+// Where the twiddle of (stage, group) sits in a row's table, for the stages
+// of one pass indexed by their position r inside the pass:
+//   index = base[r] + (group >> shift[r]) * stride[r] + (group & (2^shift[r] - 1))
+// Compact rows: base 2^s, shift 0, stride 1 (index 2^s + group). Strict radix
+// layout: base = digit offset + 2^rd - 1, shift rd, stride R - 1, so the R-1
+// twiddles of one radix-R butterfly are contiguous.
+struct StageTwiddleAddress {
+  std::uint32_t base[kTileBits];
+  std::uint32_t stride[kTileBits];
+  std::uint32_t shift[kTileBits];
+};
+
+FHE_HD std::uint32_t twiddle_index(const StageTwiddleAddress& address, int r,
+                                   std::uint32_t group) {
+  const std::uint32_t shift = address.shift[r];
+  return address.base[r] + (group >> shift) * address.stride[r] + (group & ((1u << shift) - 1u));
+}
+
+// Arguments of a fused pass (global group/digit or shared region).
+template <typename Word>
+struct PassArgs {
+  std::uint64_t* data;                  // row_count rows of N words
+  const TwiddlePair<Word>* twiddles;    // plan rows x table_stride pairs
+  const RowConstants<Word>* constants;  // per plan row
+  std::uint32_t first_row;              // plan row of data row 0
+  std::uint32_t row_count;
+  std::uint32_t log_n;
+  std::uint32_t first_stage;  // forward stage of the pass's first stage
+  std::uint32_t stage_count;
+  std::uint32_t table_stride;  // pairs per row in `twiddles`
+  StageTwiddleAddress address;
+};
+
+// One radix-2 butterfly of radix2_indexed: its top word and twiddle index.
+struct alignas(8) IndexEntry {
+  std::uint32_t top;
+  std::uint32_t twiddle;
+};
+
+template <typename Word>
+struct IndexedStageArgs {
+  std::uint64_t* data;
+  const TwiddlePair<Word>* twiddles;  // compact rows
+  const RowConstants<Word>* constants;
+  const IndexEntry* entries;  // this stage's N/2 entries, shared by all rows
+  std::uint32_t first_row;
+  std::uint32_t log_n;
+  std::uint32_t stage;
+  std::uint32_t table_stride;
+};
+
+}  // namespace fhe::ntt::gpu

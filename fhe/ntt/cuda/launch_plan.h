@@ -1,0 +1,112 @@
+// Which kernel each pass of a schedule runs, with its twiddle addressing,
+// and the launch shape for a number of rows. Built once per plan (the
+// shapes per call, from the row count alone, so forward() stays
+// capturable). Plain C++, shared by the CUDA plan, `describe` and the host
+// emulation test.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fhe/core/error.h"
+#include "fhe/ntt/backend.h"
+#include "fhe/ntt/cuda/device_tables.h"
+#include "fhe/ntt/cuda/kernel_params.h"
+
+namespace fhe::ntt::gpu {
+
+enum class KernelKind { indexed_stage, global_pass, shared_region };
+
+struct PassLaunch {
+  KernelKind kernel = KernelKind::global_pass;
+  PassKind pass_kind = PassKind::global_group;
+  int first_stage = 0;
+  int stage_count = 0;
+  // Global pass: stages first_stage + r; shared region: stages logN - 8 + r.
+  StageTwiddleAddress address{};
+};
+
+// The passes of `schedule` in execution order (reversed for the inverse).
+// Throws InvalidArgument when a pass does not fit the kernels.
+inline std::vector<PassLaunch> make_pass_launches(const BackendInfo& backend,
+                                                  const NttSchedule& schedule, bool forward) {
+  const int log_n = schedule.log_n;
+  std::vector<PassLaunch> launches;
+  for (const NttPass& pass : schedule.passes) {
+    PassLaunch launch;
+    launch.pass_kind = pass.kind;
+    launch.first_stage = pass.first_stage;
+    launch.stage_count = pass.stage_count;
+    switch (pass.kind) {
+      case PassKind::global_stage:
+        launch.kernel = KernelKind::indexed_stage;
+        break;
+      case PassKind::global_group:
+      case PassKind::global_digit:
+        launch.kernel = KernelKind::global_pass;
+        if (pass.stage_count < 1 || pass.stage_count > kMaxGlobalPassStages ||
+            log_n - pass.first_stage - pass.stage_count < 1) {
+          throw InvalidArgument("backend " + std::string(backend.name) + ", logN " +
+                                std::to_string(log_n) + ": a global pass of " +
+                                std::to_string(pass.stage_count) +
+                                " stages does not fit the CUDA kernels");
+        }
+        launch.address = make_stage_address(backend, log_n, pass.first_stage, pass.stage_count);
+        break;
+      case PassKind::shared_region:
+        launch.kernel = KernelKind::shared_region;
+        if (log_n < kTileBits || !shared_region_supported(pass.stage_count) ||
+            pass.first_stage + pass.stage_count != log_n) {
+          throw InvalidArgument("backend " + std::string(backend.name) +
+                                ": the CUDA shared-memory kernel needs logN >= 8 and a region of "
+                                "6 or 8 stages (got logN " + std::to_string(log_n) + ", " +
+                                std::to_string(pass.stage_count) + " stages)");
+        }
+        launch.address = make_stage_address(backend, log_n, log_n - kTileBits, kTileBits);
+        break;
+    }
+    launches.push_back(launch);
+  }
+  if (!forward) std::reverse(launches.begin(), launches.end());
+  return launches;
+}
+
+struct LaunchShape {
+  unsigned grid_x = 0, grid_y = 0, block = 0;
+  std::size_t dynamic_shared_bytes = 0;
+  unsigned tiles_per_block = 0;  // shared region only
+};
+
+// Grids cover rows x items. Blocks shrink (down to one warp) while the grid
+// would leave SMs idle, so a single row still spreads over the chip.
+inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t rows,
+                                int sm_count, std::size_t word_bytes) {
+  LaunchShape shape;
+  const std::size_t wanted_blocks = 2 * static_cast<std::size_t>(std::max(sm_count, 1));
+  if (launch.kernel == KernelKind::shared_region) {
+    const std::size_t tiles = rows << (log_n - kTileBits);
+    unsigned per_block = kMaxBlockThreads / kThreadsPerTile;
+    while (per_block > 2 && (tiles + per_block - 1) / per_block < wanted_blocks) per_block /= 2;
+    shape.tiles_per_block = per_block;
+    shape.block = per_block * kThreadsPerTile;
+    shape.grid_x = static_cast<unsigned>((tiles + per_block - 1) / per_block);
+    shape.grid_y = 1;
+    shape.dynamic_shared_bytes = per_block * kPaddedTileWords * word_bytes;
+    return shape;
+  }
+  const int lanes_log =
+      global_pass_lanes(launch.stage_count, word_bytes) == 2 ? 1 : 0;
+  const std::size_t items = launch.kernel == KernelKind::indexed_stage
+                                ? std::size_t{1} << (log_n - 1)
+                                : std::size_t{1} << (log_n - launch.stage_count - lanes_log);
+  unsigned block = static_cast<unsigned>(std::min<std::size_t>(kMaxBlockThreads, items));
+  while (block > 32 && ((items + block - 1) / block) * rows < wanted_blocks) block /= 2;
+  shape.block = block;
+  shape.grid_x = static_cast<unsigned>((items + block - 1) / block);
+  shape.grid_y = static_cast<unsigned>(rows);
+  return shape;
+}
+
+}  // namespace fhe::ntt::gpu

@@ -1,0 +1,86 @@
+// Radix-2 stages on words held in registers, shared by the global-pass and
+// shared-region kernels. The stage index is a template argument so every
+// register index is a compile-time constant: a run-time index would move
+// the arrays to local memory (seen as a stack frame in `-Xptxas -v`).
+#pragma once
+
+#include <type_traits>
+#include <utility>
+
+#include "fhe/ntt/cuda/kernel_params.h"
+#include "fhe/ntt/cuda/lazy_butterfly.cuh"
+#include "fhe/ntt/cuda/memory_access.cuh"
+
+namespace fhe::ntt::gpu {
+
+// Stage R of a block of 2^Bits words (stride 2^Bits >> (R+1) between the two
+// words of a butterfly), on Lanes independent blocks that share twiddles.
+// twiddle_at(group) returns the pair of local group `group` (< 2^R).
+template <bool Forward, int Bits, int R, int Lanes, typename Word, typename TwiddleAt>
+FHE_HD void register_stage(Word (&v)[Lanes][1 << Bits], Word q, TwiddleAt&& twiddle_at) {
+  constexpr int kHalf = (1 << Bits) >> (R + 1);
+#pragma unroll
+  for (int group = 0; group < (1 << R); ++group) {
+    const TwiddlePair<Word> w = twiddle_at(group);
+#pragma unroll
+    for (int k = 0; k < kHalf; ++k) {
+      const int top = 2 * group * kHalf + k;
+#pragma unroll
+      for (int lane = 0; lane < Lanes; ++lane) {
+        if constexpr (Forward) {
+          forward_butterfly<Word>(v[lane][top], v[lane][top + kHalf], w, q);
+        } else {
+          inverse_butterfly<Word>(v[lane][top], v[lane][top + kHalf], w, q);
+        }
+      }
+    }
+  }
+}
+
+// The inverse's stage 0 with N^-1 folded in (one group).
+template <int Bits, int Lanes, typename Word>
+FHE_HD void register_stage0_scaled(Word (&v)[Lanes][1 << Bits], const RowConstants<Word>& c) {
+  constexpr int kHalf = (1 << Bits) >> 1;
+#pragma unroll
+  for (int k = 0; k < kHalf; ++k) {
+#pragma unroll
+    for (int lane = 0; lane < Lanes; ++lane) {
+      inverse_butterfly_scaled<Word>(v[lane][k], v[lane][k + kHalf], c);
+    }
+  }
+}
+
+// Calls f(std::integral_constant<int, r>) for r = 0..Count-1 (forward order)
+// or Count-1..0 (inverse order).
+template <bool Forward, int... Rs, typename F>
+FHE_HD void for_each_stage(std::integer_sequence<int, Rs...>, F&& f) {
+  constexpr int kCount = sizeof...(Rs);
+  (f(std::integral_constant<int, Forward ? Rs : kCount - 1 - Rs>{}), ...);
+}
+
+template <int Count, bool Forward, typename F>
+FHE_HD void for_each_stage(F&& f) {
+  for_each_stage<Forward>(std::make_integer_sequence<int, Count>{}, f);
+}
+
+// The twiddles of Count fused stages, stage r's groups at [2^r - 1, 2^(r+1) - 1).
+template <typename Word, int Count>
+using StageTwiddles = TwiddlePair<Word>[(1 << Count) - 1];
+
+// Loads every twiddle of stages Skip..Count-1 up front: they do not depend on
+// the data, so their latency overlaps the data loads instead of stalling
+// each stage in turn. twiddle_at(r, group) gives the pair's address.
+template <int Count, int Skip, typename Word, typename TwiddleAt>
+FHE_HD void load_stage_twiddles(StageTwiddles<Word, Count>& tw, TwiddleAt&& twiddle_at) {
+  for_each_stage<Count, true>([&](auto stage) {
+    constexpr int r = decltype(stage)::value;
+    if constexpr (r >= Skip) {
+#pragma unroll
+      for (int group = 0; group < (1 << r); ++group) {
+        tw[(1 << r) - 1 + group] = load_twiddle(twiddle_at(r, group));
+      }
+    }
+  });
+}
+
+}  // namespace fhe::ntt::gpu

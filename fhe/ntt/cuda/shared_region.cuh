@@ -1,0 +1,185 @@
+// Body of the shared-memory region kernel: the trailing S = 8 or 6 stages of
+// a transform (forward stages logN-8+skip .. logN-1, skip = 8 - S) on
+// contiguous 256-word tiles. Sixteen threads own a tile; each holds 16
+// words in registers for two rounds of 4 stages: columns (words t + 16k,
+// local stages 0-3) and rows (words 16t + k, local stages 4-7), exchanging
+// through shared memory once. Tile loads and stores on the row side go
+// through shared memory as coalesced 16-byte pairs. The kernel calls the
+// three phases of its direction with a barrier between them; the host
+// emulation test calls them thread by thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fhe/ntt/cuda/kernel_params.h"
+#include "fhe/ntt/cuda/memory_access.cuh"
+#include "fhe/ntt/cuda/register_stages.cuh"
+
+namespace fhe::ntt::gpu {
+
+// Which tile and lane a thread of a block works on.
+struct TileThread {
+  bool valid;                   // false past the last tile of the launch
+  std::uint32_t global_tile;    // tile index over all rows of the launch
+  std::uint32_t data_row;       // row of the launch's data
+  std::uint32_t tile;           // tile index inside its row
+  std::uint32_t lane;           // 0..15
+  std::uint32_t tile_in_block;  // its slot in the block's shared memory
+};
+
+template <typename Word>
+FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t block_index,
+                                     std::uint32_t tiles_per_block, std::uint32_t thread) {
+  TileThread th;
+  const std::uint32_t tiles_per_row_log = a.log_n - kTileBits;
+  th.tile_in_block = thread / kThreadsPerTile;
+  th.lane = thread % kThreadsPerTile;
+  th.global_tile = block_index * tiles_per_block + th.tile_in_block;
+  th.valid = th.global_tile < (a.row_count << tiles_per_row_log);
+  th.data_row = th.global_tile >> tiles_per_row_log;
+  th.tile = th.global_tile & ((1u << tiles_per_row_log) - 1u);
+  return th;
+}
+
+// Four local stages on 16 register words: stages FirstLocal .. FirstLocal+3
+// of the tile, where word k of the thread sits at position k of a 16-word
+// sub-block whose group index at local stage FirstLocal is `block_group`.
+// Stages before the region's first (local index < Skip) belong to earlier
+// passes; Skip is a template argument so no stage hides behind a branch.
+template <int FirstLocal, int Skip, typename Word>
+FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>& a,
+                                const TwiddlePair<Word>* twiddles, std::uint32_t block_group) {
+  constexpr int kRoundSkip = Skip > FirstLocal ? Skip - FirstLocal : 0;
+  load_stage_twiddles<4, kRoundSkip>(tw, [&](int r, int group) {
+    return twiddles + twiddle_index(a.address, FirstLocal + r, (block_group << r) + group);
+  });
+}
+
+template <bool Forward, int FirstLocal, int Skip, typename Word>
+FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 4>& tw,
+                       const PassArgs<Word>& a, const RowConstants<Word>& c) {
+  // The inverse's last butterfly (forward stage 0) carries the N^-1 scaling.
+  const bool region_has_stage0 = a.log_n == static_cast<std::uint32_t>(kTileBits);
+  for_each_stage<4, Forward>([&](auto stage) {
+    constexpr int r = decltype(stage)::value;
+    if constexpr (FirstLocal + r >= Skip) {
+      if (!Forward && FirstLocal + r == 0 && region_has_stage0) {
+        register_stage0_scaled<4>(v, c);
+      } else {
+        register_stage<Forward, 4, r>(v, c.q, [&](int group) { return tw[(1 << r) - 1 + group]; });
+      }
+    }
+  });
+}
+
+template <typename Word>
+FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const TileThread& th) {
+  return a.twiddles + static_cast<std::size_t>(a.first_row + th.data_row) * a.table_stride;
+}
+
+// Forward phase 1: columns from global memory (8-byte loads, coalesced across
+// the 16 lanes), local stages 0-3, into shared memory.
+template <typename Word, int Skip>
+FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                            std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const std::uint64_t* tile = a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
+  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<0, Skip>(tw, a, row_twiddles(a, th), th.tile);
+  wait_for_previous_kernel();  // the data is the previous pass's output
+  Word v[1][kWordsPerThread];
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = static_cast<Word>(tile[th.lane + 16 * k]);
+  tile_round<true, 0, Skip>(v, tw, a, c);
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
+}
+
+// Forward phase 2: rows, local stages 4-7, then the final reduction to [0, q).
+template <typename Word, int Skip>
+FHE_HD void forward_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                         std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+  Word v[1][kWordsPerThread];
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(16 * th.lane + k)];
+  tile_round<true, 4, Skip>(v, tw, a, c);
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) own[padded(16 * th.lane + k)] = reduce_from_4q<Word>(v[0][k], c.q);
+}
+
+// Moves the block's tiles between shared and global memory as coalesced
+// 16-byte pairs (forward phase 3 stores, inverse phase 1 loads).
+template <typename Word, bool Store>
+FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                       std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const std::uint32_t threads = tiles_per_block * kThreadsPerTile;
+  const std::uint32_t total_tiles = a.row_count << (a.log_n - kTileBits);
+  std::uint64_t* block_data =
+      a.data + static_cast<std::size_t>(block_index) * tiles_per_block * kTileWords;
+  if constexpr (!Store) wait_for_previous_kernel();  // the data is the previous pass's output
+#pragma unroll
+  for (int p = 0; p < kWordsPerThread / 2; ++p) {
+    const std::uint32_t word = 2 * (thread + p * threads);
+    const std::uint32_t tile_in_block = word >> kTileBits;
+    if (block_index * tiles_per_block + tile_in_block >= total_tiles) continue;
+    Word* own = shared + tile_in_block * kPaddedTileWords;
+    const std::uint32_t within = word & (kTileWords - 1);
+    if constexpr (Store) {
+      store_two(block_data + word, own[padded(within)], own[padded(within + 1)]);
+    } else {
+      std::uint64_t first, second;
+      load_two(block_data + word, first, second);
+      own[padded(within)] = static_cast<Word>(first);
+      own[padded(within + 1)] = static_cast<Word>(second);
+    }
+  }
+}
+
+// Inverse phase 2: rows, local stages 7-4.
+template <typename Word, int Skip>
+FHE_HD void inverse_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                         std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+  Word v[1][kWordsPerThread];
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(16 * th.lane + k)];
+  tile_round<false, 4, Skip>(v, tw, a, c);
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) own[padded(16 * th.lane + k)] = v[0][k];
+}
+
+// Inverse phase 3: columns, local stages 3-0, stored straight to global memory.
+template <typename Word, int Skip>
+FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                            std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<0, Skip>(tw, a, row_twiddles(a, th), th.tile);
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+  Word v[1][kWordsPerThread];
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(th.lane + 16 * k)];
+  tile_round<false, 0, Skip>(v, tw, a, c);
+  std::uint64_t* tile = a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
+#pragma unroll
+  for (int k = 0; k < kWordsPerThread; ++k) tile[th.lane + 16 * k] = v[0][k];
+}
+
+}  // namespace fhe::ntt::gpu

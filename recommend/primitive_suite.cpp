@@ -1,0 +1,278 @@
+// The ckks-primitive suite on fhe::CkksEngine and fhe::Evaluator.
+#include "recommend/primitive_suite.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <map>
+#include <numbers>
+#include <random>
+
+#include "evaluator/evaluator.h"
+#include "fhe/ckks/engine.h"
+#include "fhe/core/error.h"
+#include "recommend/sample_timer.h"
+#include "recommend/suite_catalog.h"
+
+namespace fhelium {
+namespace {
+
+using Message = std::vector<std::complex<double>>;
+
+// Indices into suite_operations("ckks-primitive").
+enum PrimitiveOp : std::size_t {
+  kEncrypt = 0,
+  kDecrypt = 1,
+  kMultiplyRelinearize = 2,
+  kRotate = 3,
+  kRotateMany = 4,
+};
+constexpr int kRotateStep = 1;
+const std::vector<int> kHoistedSteps = {1, 2, 4, 8};
+
+// Slot values of magnitude in [0.02, 1] with a uniform phase, from the
+// seed alone (no standard-library distribution, so the words are the same
+// with every standard library).
+Message random_message(std::size_t slots, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  Message message(slots);
+  for (auto& value : message) {
+    const double magnitude = 0.02 + 0.98 * unit();
+    value = std::polar(magnitude, 2 * std::numbers::pi * unit());
+  }
+  return message;
+}
+
+Message rotated_left(const Message& message, int step) {
+  Message out(message.size());
+  const std::size_t n = message.size();
+  for (std::size_t j = 0; j < n; ++j) out[j] = message[(j + static_cast<std::size_t>(step)) % n];
+  return out;
+}
+
+struct ErrorReport {
+  double max_error = 0.0;
+  std::size_t worst_slot = 0;
+};
+
+ErrorReport max_error(const Message& expected, const Message& actual) {
+  ErrorReport report;
+  for (std::size_t j = 0; j < expected.size() && j < actual.size(); ++j) {
+    const double error = std::abs(expected[j] - actual[j]);
+    if (!(error <= report.max_error)) {  // also catches NaN
+      report.max_error = error;
+      report.worst_slot = j;
+    }
+  }
+  return report;
+}
+
+nlohmann::json complex_list(const Message& values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& v : values) out.push_back({v.real(), v.imag()});
+  return out;
+}
+
+class PrimitiveSuite : public Suite {
+ public:
+  PrimitiveSuite(const fhe::Preset& preset, const fhe::DeviceSpec& device, int level,
+                 std::uint64_t seed)
+      : preset_(preset),
+        device_(device),
+        level_(level),
+        seed_(seed),
+        message_a_(random_message(preset.slots(), seed)),
+        message_b_(random_message(preset.slots(), seed ^ 0x9e3779b97f4a7c15ULL)),
+        timer_(device) {}
+
+  std::string_view name() const override { return kPrimitiveSuite; }
+  const std::vector<std::string>& operations() const override {
+    return suite_operations(kPrimitiveSuite);
+  }
+
+  TimedBoundary timed_boundary() const override {
+    const std::string at = " at level " + std::to_string(level_) + " (" +
+                           std::to_string(preset_.active_q_rows(level_)) + " Q rows; key switching adds " +
+                           std::to_string(preset_.p_primes.size()) + " P rows)";
+    TimedBoundary boundary;
+    boundary.includes = {
+        "encrypt_message: encode of N/2 complex slots + public-key encryption" + at,
+        "decrypt_message: decryption + decode to N/2 slots" + at,
+        "multiply_relinearize: ciphertext tensor product + relinearization key switch" + at,
+        "rotate_with_key: rotation by 1 slot with its Galois key (key switch)" + at,
+        "rotate_many_by_steps[4]: hoisted rotations by 1, 2, 4, 8 (decomposition and basis "
+        "extension once, then per step permutation, key inner product, ModDown)" + at,
+        "allocation of the returned ciphertexts or slot vectors"};
+    boundary.excludes = {"engine construction, NTT plan, key generation (secret, public, "
+                         "relinearization, Galois keys for steps 1, 2, 4, 8)",
+                         "encryption of the operands of the timed operations",
+                         "destruction of the previous sample's result (before each sample)",
+                         "rescale after multiply_relinearize", "the correctness gate"};
+    boundary.synchronisation =
+        device_.kind == fhe::DeviceKind::cuda
+            ? "device-wide synchronisation, CUDA event on the legacy default stream, the "
+              "operation, device-wide synchronisation, stop event; elapsed time from "
+              "cudaEventElapsedTime"
+            : "std::chrono::steady_clock read before and after the synchronous call on the "
+              "calling thread";
+    return boundary;
+  }
+
+  void prepare(const std::string& backend) override {
+    if (states_.count(backend)) return;
+    auto state = std::make_unique<BackendState>();
+    state->engine = std::make_unique<fhe::CkksEngine>(
+        preset_.name, fhe::EngineOptions{.device = device_.str(), .ntt_backend = backend, .seed = seed_});
+    std::vector<int> steps = kHoistedSteps;
+    if (std::find(steps.begin(), steps.end(), kRotateStep) == steps.end()) steps.push_back(kRotateStep);
+    state->engine->generate_keys(steps);
+    state->evaluator = std::make_unique<fhe::Evaluator>(*state->engine);
+    state->a = state->engine->encrypt_message(message_a_, level_);
+    state->b = state->engine->encrypt_message(message_b_, level_);
+    states_[backend] = std::move(state);
+  }
+
+  CorrectnessRecord check_correctness(const std::string& backend) override {
+    BackendState& s = state(backend);
+    Message product(message_a_.size());
+    for (std::size_t j = 0; j < product.size(); ++j) product[j] = message_a_[j] * message_b_[j];
+
+    struct Check {
+      std::string operation;
+      Message expected, actual;
+    };
+    std::vector<Check> checks;
+    checks.push_back({"encrypt_message+decrypt_message", message_a_,
+                      s.engine->decrypt_message(s.engine->encrypt_message(message_a_, level_))});
+    checks.push_back({"multiply_relinearize (then rescale)", product,
+                      s.engine->decrypt_message(
+                          s.evaluator->rescale(s.evaluator->multiply_relinearize(s.a, s.b)))});
+    checks.push_back({"rotate_with_key step 1", rotated_left(message_a_, kRotateStep),
+                      s.engine->decrypt_message(s.evaluator->rotate(s.a, kRotateStep))});
+    const std::vector<fhe::Ciphertext> hoisted = s.evaluator->rotate_many_by_steps(s.a, kHoistedSteps);
+    for (std::size_t i = 0; i < kHoistedSteps.size(); ++i) {
+      checks.push_back({"rotate_many_by_steps[4] step " + std::to_string(kHoistedSteps[i]),
+                        rotated_left(message_a_, kHoistedSteps[i]),
+                        s.engine->decrypt_message(hoisted[i])});
+    }
+
+    CorrectnessRecord record;
+    record.backend = backend;
+    record.passed = true;
+    record.checks = {{"abort_limit", kPrimitiveAbortError}, {"max_abs_error", nlohmann::json::object()}};
+    double worst = 0.0;
+    const Check* worst_check = nullptr;
+    ErrorReport worst_report;
+    for (const Check& check : checks) {
+      const ErrorReport report = max_error(check.expected, check.actual);
+      record.checks["max_abs_error"][check.operation] = report.max_error;
+      if (!(report.max_error <= kPrimitiveAbortError)) record.passed = false;
+      if (worst_check == nullptr || !(report.max_error <= worst)) {
+        worst = report.max_error;
+        worst_check = &check;
+        worst_report = report;
+      }
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3g", worst);
+    if (record.passed) {
+      record.summary = "decryption error within " + std::string("1e-4") + " (worst " + text + ")";
+      return record;
+    }
+    record.summary = "decryption error " + std::string(text) + " in " + worst_check->operation +
+                     " exceeds the abort limit 1e-4";
+    const std::size_t slot = worst_report.worst_slot;
+    record.failing_input = {
+        {"suite", kPrimitiveSuite},
+        {"backend", backend},
+        {"device", device_.str()},
+        {"preset", preset_.name},
+        {"preset_primes_hash", fhe::preset_primes_hash(preset_)},
+        {"level", level_},
+        {"seed", seed_},
+        {"engine", "fhe::CkksEngine(preset, {.device, .ntt_backend = backend, .seed = seed}); "
+                   "generate_keys({1, 2, 4, 8}); encrypt_message(message_a, level), then "
+                   "encrypt_message(message_b, level)"},
+        {"message_generator",
+         "std::mt19937_64(seed) for message_a, (seed ^ 0x9e3779b97f4a7c15) for message_b; per slot "
+         "u = (rng() >> 11) * 2^-53 twice: magnitude 0.02 + 0.98 u1, phase 2 pi u2"},
+        {"message_a", complex_list(message_a_)},
+        {"message_b", complex_list(message_b_)},
+        {"worst",
+         {{"operation", worst_check->operation},
+          {"slot", slot},
+          {"expected", {worst_check->expected[slot].real(), worst_check->expected[slot].imag()}},
+          {"actual", {worst_check->actual[slot].real(), worst_check->actual[slot].imag()}}}},
+        {"checks", record.checks}};
+    return record;
+  }
+
+  void restore_input(const std::string& backend, std::size_t) override {
+    // Free the previous result outside the timed region; the operands are
+    // never modified, so nothing else needs restoring.
+    BackendState& s = state(backend);
+    s.result = {};
+    s.results.clear();
+    s.slots.clear();
+  }
+
+  double time_once(const std::string& backend, std::size_t operation) override {
+    BackendState& s = state(backend);
+    timer_.synchronize_device();
+    timer_.start();
+    switch (operation) {
+      case kEncrypt: s.result = s.engine->encrypt_message(message_a_, level_); break;
+      case kDecrypt: s.slots = s.engine->decrypt_message(s.a); break;
+      case kMultiplyRelinearize: s.result = s.evaluator->multiply_relinearize(s.a, s.b); break;
+      case kRotate: s.result = s.evaluator->rotate(s.a, kRotateStep); break;
+      case kRotateMany: s.results = s.evaluator->rotate_many_by_steps(s.a, kHoistedSteps); break;
+      default:
+        throw fhe::InvalidArgument("ckks-primitive suite has no operation " + std::to_string(operation));
+    }
+    timer_.synchronize_device();
+    return timer_.stop_ms();
+  }
+
+ private:
+  struct BackendState {
+    std::unique_ptr<fhe::CkksEngine> engine;
+    std::unique_ptr<fhe::Evaluator> evaluator;  // refers to *engine; declared after it
+    fhe::Ciphertext a, b;                       // operands at level_
+    fhe::Ciphertext result;                     // sinks: keep the work observable
+    std::vector<fhe::Ciphertext> results;
+    Message slots;
+  };
+
+  BackendState& state(const std::string& backend) {
+    auto it = states_.find(backend);
+    if (it == states_.end())
+      throw fhe::InvalidArgument("ckks-primitive suite: backend " + backend + " was not prepared");
+    return *it->second;
+  }
+
+  const fhe::Preset& preset_;
+  fhe::DeviceSpec device_;
+  int level_;
+  std::uint64_t seed_;
+  Message message_a_, message_b_;
+  SampleTimer timer_;
+  std::map<std::string, std::unique_ptr<BackendState>> states_;
+};
+
+}  // namespace
+
+void check_primitive_level(const fhe::Preset& preset, int level) {
+  if (level >= preset.levels)
+    throw fhe::InvalidArgument("ckks-primitive suite: level " + std::to_string(level) +
+                               " leaves no prime to rescale the product at preset " + preset.name +
+                               " (use a level below " + std::to_string(preset.levels) + ")");
+}
+
+std::unique_ptr<Suite> make_primitive_suite(const fhe::Preset& preset, const fhe::DeviceSpec& device,
+                                            int level, std::uint64_t seed) {
+  check_primitive_level(preset, level);
+  return std::make_unique<PrimitiveSuite>(preset, device, level, seed);
+}
+
+}  // namespace fhelium

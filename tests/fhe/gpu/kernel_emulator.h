@@ -1,0 +1,152 @@
+// Runs the CUDA NTT kernels' thread bodies on the host, block by block and
+// thread by thread with the same launch plan, shapes, tables and barriers
+// (phases) as the device, so CI without a GPU checks their indexing, twiddle
+// addressing and arithmetic word for word.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "fhe/ntt/cuda/device_tables.h"
+#include "fhe/ntt/cuda/global_pass.cuh"
+#include "fhe/ntt/cuda/indexed_stage.cuh"
+#include "fhe/ntt/cuda/launch_plan.h"
+#include "fhe/ntt/cuda/shared_region.cuh"
+#include "fhe/ntt/registry.h"
+
+namespace fhe::testing {
+
+template <typename Word>
+class KernelEmulator {
+ public:
+  KernelEmulator(const ntt::BackendInfo& backend, int log_n, std::span<const std::uint64_t> moduli,
+                 int sm_count)
+      : backend_(backend),
+        log_n_(log_n),
+        sm_count_(sm_count),
+        schedule_(ntt::make_schedule(backend, log_n)),
+        tables_(ntt::gpu::make_host_tables<Word>(backend, log_n, moduli)),
+        index_(ntt::gpu::make_index_table(log_n)) {}
+
+  // Transforms rows.count rows of `data` (plan rows rows.first...) in place.
+  void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward) {
+    const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, forward);
+    for (const ntt::gpu::PassLaunch& launch : launches) {
+      const ntt::gpu::LaunchShape shape =
+          ntt::gpu::launch_shape(launch, log_n_, rows.count, sm_count_, sizeof(Word));
+      const ntt::gpu::TwiddlePair<Word>* twiddles =
+          forward ? tables_.forward.data() : tables_.inverse.data();
+      if (launch.kernel == ntt::gpu::KernelKind::indexed_stage) {
+        const ntt::gpu::IndexedStageArgs<Word> args{
+            data.data(), twiddles, tables_.constants.data(),
+            index_.data() + static_cast<std::size_t>(launch.first_stage) * (n() / 2),
+            static_cast<std::uint32_t>(rows.first), static_cast<std::uint32_t>(log_n_),
+            static_cast<std::uint32_t>(launch.first_stage), tables_.stride};
+        for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
+          if (item < n() / 2) {
+            if (forward) {
+              ntt::gpu::indexed_butterfly<Word, true>(args, row, item);
+            } else {
+              ntt::gpu::indexed_butterfly<Word, false>(args, row, item);
+            }
+          }
+        });
+        continue;
+      }
+      const ntt::gpu::PassArgs<Word> args{data.data(), twiddles, tables_.constants.data(),
+                                          static_cast<std::uint32_t>(rows.first),
+                                          static_cast<std::uint32_t>(rows.count),
+                                          static_cast<std::uint32_t>(log_n_),
+                                          static_cast<std::uint32_t>(launch.first_stage),
+                                          static_cast<std::uint32_t>(launch.stage_count),
+                                          tables_.stride, launch.address};
+      if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
+        run_global_pass(args, shape, forward);
+      } else {
+        run_shared_region(args, shape, forward);
+      }
+    }
+  }
+
+ private:
+  std::size_t n() const { return std::size_t{1} << log_n_; }
+
+  template <typename F>
+  void for_each_thread(const ntt::gpu::LaunchShape& shape, F&& f) {
+    for (std::uint32_t y = 0; y < shape.grid_y; ++y) {
+      for (std::uint32_t x = 0; x < shape.grid_x; ++x) {
+        for (std::uint32_t t = 0; t < shape.block; ++t) f(y, x * shape.block + t);
+      }
+    }
+  }
+
+  template <int G>
+  void global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
+                   bool forward) {
+    for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
+      if (item >= ntt::gpu::global_pass_items_per_row<Word, G>(args.log_n)) return;
+      if (forward) {
+        ntt::gpu::global_pass_item<Word, G, true>(args, row, item);
+      } else {
+        ntt::gpu::global_pass_item<Word, G, false>(args, row, item);
+      }
+    });
+  }
+
+  void run_global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
+                       bool forward) {
+    switch (args.stage_count) {
+      case 1: return global_pass<1>(args, shape, forward);
+      case 2: return global_pass<2>(args, shape, forward);
+      case 3: return global_pass<3>(args, shape, forward);
+      case 4: return global_pass<4>(args, shape, forward);
+    }
+    throw std::logic_error("global pass of unexpected stage count");
+  }
+
+  void run_shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
+                         bool forward) {
+    if (args.stage_count == ntt::gpu::kTileBits) {
+      shared_region<0>(args, shape, forward);
+    } else if (args.stage_count == ntt::gpu::kTileBits - 2) {
+      shared_region<2>(args, shape, forward);
+    } else {
+      throw std::logic_error("shared region of unexpected stage count");
+    }
+  }
+
+  // Each phase runs for every thread of the block before the next (the
+  // kernel's barriers); shared memory starts as garbage, as on the device.
+  template <int Skip>
+  void shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
+                     bool forward) {
+    std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
+    for (std::uint32_t block = 0; block < shape.grid_x; ++block) {
+      for (Word& w : shared) w = static_cast<Word>(garbage_());
+      auto phase = [&](auto&& body) {
+        for (std::uint32_t t = 0; t < shape.block; ++t) body(args, shared.data(), block, shape.tiles_per_block, t);
+      };
+      if (forward) {
+        phase(ntt::gpu::forward_columns<Word, Skip>);
+        phase(ntt::gpu::forward_rows<Word, Skip>);
+        phase(ntt::gpu::copy_tiles<Word, true>);
+      } else {
+        phase(ntt::gpu::copy_tiles<Word, false>);
+        phase(ntt::gpu::inverse_rows<Word, Skip>);
+        phase(ntt::gpu::inverse_columns<Word, Skip>);
+      }
+    }
+  }
+
+  const ntt::BackendInfo& backend_;
+  int log_n_;
+  int sm_count_;
+  ntt::NttSchedule schedule_;
+  ntt::gpu::HostTables<Word> tables_;
+  std::vector<ntt::gpu::IndexEntry> index_;
+  std::mt19937_64 garbage_{12345};
+};
+
+}  // namespace fhe::testing

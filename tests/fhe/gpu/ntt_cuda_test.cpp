@@ -1,0 +1,217 @@
+// CUDA NTT backends on a GPU: every compatible backend bit-exact against
+// the radix2_indexed CPU oracle on every preset (level 0 and deeper levels;
+// forward, inverse, roundtrip), forward/inverse captured into a CUDA graph
+// and replayed (proof that they only enqueue work), `describe`, and error
+// paths. Without a GPU the GPU tests skip with the reason.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "fhe/core/device_info.h"
+#include "fhe/core/error.h"
+#include "fhe/ntt/host_transform.h"
+#include "fhe/ntt/registry.h"
+#include "fhe/params/preset.h"
+#if FHELIUM_HAS_CUDA
+#include "fhe/cuda/device_buffer.h"
+#include "fhe/cuda/stream.h"
+#endif
+
+namespace {
+
+using fhe::ntt::Direction;
+using fhe::ntt::RowRange;
+using Words = std::vector<std::uint64_t>;
+
+const fhe::DeviceSpec kGpu{fhe::DeviceKind::cuda, 0};
+
+#define SKIP_WITHOUT_GPU()                                                       \
+  do {                                                                           \
+    const fhe::GpuInventory inventory = fhe::query_gpus();                       \
+    if (inventory.gpus.empty()) GTEST_SKIP() << "no CUDA GPU: " << inventory.status; \
+  } while (0)
+
+Words slice(const Words& all, std::size_t n, RowRange rows) {
+  return Words(all.begin() + rows.first * n, all.begin() + (rows.first + rows.count) * n);
+}
+
+std::size_t count_mismatches(const Words& a, const Words& b) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) count += a[i] != b[i];
+  return count + (a.size() > b.size() ? a.size() - b.size() : b.size() - a.size());
+}
+
+class NttCudaPreset : public ::testing::TestWithParam<std::string> {};
+
+// The oracle transforms all QP rows once; each level's rows are a slice.
+TEST_P(NttCudaPreset, EveryBackendBitExactAtSeveralLevels) {
+  SKIP_WITHOUT_GPU();
+  const fhe::Preset& preset = fhe::preset_by_name(GetParam());
+  const Words moduli = preset.qp_primes();
+  auto oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, moduli, preset.word);
+  const std::size_t n = oracle->n();
+  const Words input = fhe::ntt::random_rows(*oracle, oracle->all_rows(), 2024 + preset.log_n);
+  Words expected = input;
+  oracle->forward(expected.data(), oracle->all_rows());
+
+  const std::set<int> levels = {0, 1, preset.levels / 2, preset.levels};
+  int checked = 0;
+  for (const auto& backend : fhe::ntt::all_backends()) {
+    if (!fhe::ntt::compatibility(backend, preset.log_n).compatible) continue;
+    auto plan = fhe::ntt::make_plan(backend.name, kGpu, preset.log_n, moduli, preset.word);
+    for (int level : levels) {
+      const RowRange rows = fhe::ntt::level_rows(preset, level);
+      const Words level_input = slice(input, n, rows);
+      const Words level_expected = slice(expected, n, rows);
+      Words forward = level_input;
+      fhe::ntt::transform_on_host_data(*plan, forward, rows, Direction::forward);
+      EXPECT_EQ(count_mismatches(forward, level_expected), 0u)
+          << backend.name << " forward, level " << level;
+      Words inverse = level_expected;
+      fhe::ntt::transform_on_host_data(*plan, inverse, rows, Direction::inverse);
+      EXPECT_EQ(count_mismatches(inverse, level_input), 0u)
+          << backend.name << " inverse, level " << level;
+      fhe::ntt::transform_on_host_data(*plan, forward, rows, Direction::inverse);
+      EXPECT_EQ(count_mismatches(forward, level_input), 0u)
+          << backend.name << " roundtrip, level " << level;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 4 * static_cast<int>(levels.size()));  // the four radix-2 backends at least
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& preset : fhe::all_presets()) names.push_back(preset.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPresets, NttCudaPreset, ::testing::ValuesIn(preset_names()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+#if FHELIUM_HAS_CUDA
+// A forward() or inverse() that synchronised or allocated would break the
+// capture; replaying the graph must still give the oracle's words.
+TEST(NttCuda, ForwardAndInverseCaptureIntoGraphs) {
+  SKIP_WITHOUT_GPU();
+  for (const char* preset_name : {"test-slots2048-scale40-levels6-int64",
+                                  "test-slots2048-scale25-levels4-int32"}) {
+    const fhe::Preset& preset = fhe::preset_by_name(preset_name);
+    const Words moduli = preset.qp_primes();
+    auto oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, moduli, preset.word);
+    const RowRange rows = fhe::ntt::level_rows(preset, 1);
+    const Words input = fhe::ntt::random_rows(*oracle, rows, 99);
+    Words expected = input;
+    oracle->forward(expected.data(), rows);
+    for (const auto& backend : fhe::ntt::all_backends()) {
+      if (!fhe::ntt::compatibility(backend, preset.log_n).compatible) continue;
+      auto plan = fhe::ntt::make_plan(backend.name, kGpu, preset.log_n, moduli, preset.word);
+      fhe::cuda::Stream stream;
+      fhe::cuda::DeviceBuffer<std::uint64_t> buffer(input.size());
+      for (bool forward : {true, false}) {
+        cudaGraph_t graph = nullptr;
+        ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), cudaSuccess);
+        if (forward) {
+          plan->forward(buffer.data(), rows, {stream.get()});
+        } else {
+          plan->inverse(buffer.data(), rows, {stream.get()});
+        }
+        ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess) << backend.name;
+        std::size_t nodes = 0;
+        ASSERT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
+        EXPECT_EQ(nodes, plan->schedule().passes.size()) << backend.name << ": one kernel per pass";
+        cudaGraphExec_t exec = nullptr;
+        ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess) << backend.name;
+        for (int replay = 0; replay < 2; ++replay) {
+          buffer.upload(forward ? input : expected);
+          ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+          stream.synchronize();
+          EXPECT_EQ(count_mismatches(buffer.download(), forward ? expected : input), 0u)
+              << backend.name << (forward ? " forward" : " inverse") << " replay " << replay;
+        }
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+      }
+    }
+  }
+}
+#endif
+
+TEST(NttCuda, DescribeReportsKernelsAndResources) {
+  SKIP_WITHOUT_GPU();
+  const fhe::Preset& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const Words moduli = preset.qp_primes();
+  const RowRange rows = fhe::ntt::level_rows(preset, 0);
+  for (const auto& backend : fhe::ntt::all_backends()) {
+    if (!fhe::ntt::compatibility(backend, preset.log_n).compatible) continue;
+    auto plan = fhe::ntt::make_plan(backend.name, kGpu, preset.log_n, moduli, preset.word);
+    for (bool forward : {true, false}) {
+      const auto launches = plan->describe(rows, forward);
+      ASSERT_EQ(launches.size(), plan->schedule().passes.size()) << backend.name;
+      int stages = 0;
+      for (const auto& launch : launches) {
+        EXPECT_TRUE(launch.kernel.starts_with("ntt_")) << launch.kernel;
+        EXPECT_GT(launch.registers_per_thread, 0) << launch.kernel;
+        EXPECT_GT(launch.max_blocks_per_sm, 0) << launch.kernel;
+        EXPECT_GT(launch.block[0], 0u);
+        // At least the data goes in and out once.
+        EXPECT_GE(launch.modelled_dram_bytes, rows.count * plan->n() * 16);
+        stages += launch.stage_count;
+      }
+      EXPECT_EQ(stages, preset.log_n) << backend.name;
+      // The inverse runs the passes in reverse order.
+      if (!forward) EXPECT_EQ(launches.front().pass_kind, plan->schedule().passes.back().kind);
+    }
+  }
+}
+
+// The CPU plan describes the schedule's passes without any device.
+TEST(NttCuda, CpuDescribeListsSchedulePasses) {
+  const auto moduli = fhe::preset_by_name("test-slots2048-scale40-levels6-int64").qp_primes();
+  auto plan = fhe::ntt::make_plan("radix2_compact_group8_smem8", {}, 12, moduli, fhe::WordType::int64);
+  const auto launches = plan->describe(plan->all_rows(), true);
+  ASSERT_EQ(launches.size(), 3u);  // G3 G1 S8
+  EXPECT_EQ(launches[0].stage_count, 3);
+  EXPECT_EQ(launches[1].stage_count, 1);
+  EXPECT_EQ(launches[2].pass_kind, fhe::ntt::PassKind::shared_region);
+  EXPECT_EQ(launches[2].registers_per_thread, 0);
+  // Shared region: data in and out, plus twiddles of stages 4..11 (2^12 - 2^4 pairs of 16 bytes).
+  EXPECT_EQ(launches[2].modelled_dram_bytes,
+            moduli.size() * (2 * 4096 * 8 + (4096 - 16) * 16));
+}
+
+TEST(NttCuda, AbsentDeviceIsADeviceErrorNamingIt) {
+  const auto moduli = fhe::preset_by_name("test-slots2048-scale40-levels6-int64").qp_primes();
+  try {
+    fhe::ntt::make_plan("radix2_compact_group8_smem8", {fhe::DeviceKind::cuda, 97}, 12, moduli,
+                        fhe::WordType::int64);
+    FAIL() << "expected DeviceError";
+  } catch (const fhe::DeviceError& error) {
+    EXPECT_NE(std::string(error.what()).find("cuda:97"), std::string::npos) << error.what();
+  }
+}
+
+TEST(NttCuda, RowsPastThePlanAreRejected) {
+  SKIP_WITHOUT_GPU();
+  const auto moduli = fhe::preset_by_name("test-slots2048-scale40-levels6-int64").qp_primes();
+  auto plan = fhe::ntt::make_plan("radix16_compact", kGpu, 12, moduli, fhe::WordType::int64);
+  Words data((moduli.size() + 1) * plan->n(), 0);
+  EXPECT_THROW(fhe::ntt::transform_on_host_data(*plan, data, {0, moduli.size() + 1}, Direction::forward),
+               fhe::InvalidArgument);
+  EXPECT_THROW(plan->describe({1, moduli.size()}, true), fhe::InvalidArgument);
+}
+
+TEST(NttCuda, ModulusTooWideForInt32IsRejected) {
+  SKIP_WITHOUT_GPU();
+  const auto moduli = fhe::preset_by_name("test-slots2048-scale40-levels6-int64").qp_primes();
+  EXPECT_THROW(fhe::ntt::make_plan("radix2_indexed", kGpu, 12, moduli, fhe::WordType::int32),
+               fhe::InvalidArgument);
+}
+
+}  // namespace

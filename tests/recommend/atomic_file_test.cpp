@@ -1,0 +1,83 @@
+// Atomic output: whole or absent, including on errors and signals.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "fhe/core/error.h"
+#include "recommend/atomic_file.h"
+#include "tests/recommend/test_support.h"
+
+namespace fhelium {
+namespace {
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(AtomicFile, WritesTheWholeContentAndNoTemporaryFile) {
+  test::TempDir dir;
+  const auto target = dir.path() / "out.json";
+  const std::string big(300000, 'x');  // larger than the stream buffer
+  write_file_atomically(target, [&](std::ostream& out) { out << big << "end"; });
+  EXPECT_EQ(read_all(target), big + "end");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.json"});
+}
+
+TEST(AtomicFile, WriterErrorLeavesNothingAndKeepsTheOldFile) {
+  test::TempDir dir;
+  const auto target = dir.path() / "out.json";
+  EXPECT_THROW(write_file_atomically(target,
+                                     [](std::ostream& out) {
+                                       out << std::string(100000, 'y');
+                                       throw std::runtime_error("writer failed");
+                                     }),
+               std::runtime_error);
+  EXPECT_TRUE(dir.entries().empty());
+  write_file_atomically(target, [](std::ostream& out) { out << "old"; });
+  EXPECT_THROW(write_file_atomically(target, [](std::ostream&) { throw std::runtime_error("no"); }),
+               std::runtime_error);
+  EXPECT_EQ(read_all(target), "old");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.json"});
+}
+
+TEST(AtomicFile, BadDirectoriesAreInvalidArguments) {
+  test::TempDir dir;
+  EXPECT_THROW(check_output_path(dir.path() / "missing" / "out.json"), fhe::InvalidArgument);
+  EXPECT_THROW(check_output_path(dir.path()), fhe::InvalidArgument);  // a directory
+  write_file_atomically(dir.path() / "plain", [](std::ostream& out) { out << "file"; });
+  EXPECT_THROW(check_output_path(dir.path() / "plain" / "out.json"), fhe::InvalidArgument);
+  EXPECT_THROW(write_file_atomically(dir.path() / "missing" / "out.json", [](std::ostream&) {}),
+               fhe::InvalidArgument);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"plain"});
+}
+
+TEST(AtomicFile, InterruptDuringTheWriteRemovesTheTemporaryFile) {
+  test::TempDir dir;
+  const auto target = dir.path() / "out.json";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGINT, SIG_DFL);
+    write_file_atomically(target, [](std::ostream& out) {
+      out << std::string(200000, 'z');
+      out.flush();
+      raise(SIGINT);  // the handler removes the temp file and re-raises
+    });
+    _exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+}  // namespace
+}  // namespace fhelium

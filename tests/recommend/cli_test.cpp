@@ -1,0 +1,151 @@
+// The built `fhelium` binary: bad input gives exit code 2, one line on
+// stderr and no output file; a small CPU run and a rescore succeed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "tests/recommend/test_support.h"
+
+namespace fhelium {
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class RecommendCli : public ::testing::Test {
+ protected:
+  test::TempDir dir_;
+  std::filesystem::path output_ = dir_.path() / "out.json";
+
+  Outcome run(const std::string& args) {
+    const auto out = dir_.path() / "stdout.txt";
+    const auto err = dir_.path() / "stderr.txt";
+    const std::string command = std::string(FHELIUM_BINARY) + " " + args + " > " + out.string() +
+                                " 2> " + err.string() + " < /dev/null";
+    const int status = std::system(command.c_str());
+    Outcome outcome;
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    outcome.out = read_all(out);
+    outcome.err = read_all(err);
+    std::filesystem::remove(out);
+    std::filesystem::remove(err);
+    return outcome;
+  }
+
+  // The recommend command at a small CPU preset; `overrides` replaces
+  // defaults (CLI11 rejects a repeated single-value option), `extra` adds.
+  std::string recommend_args(std::map<std::string, std::string> overrides, const std::string& extra = "") {
+    std::map<std::string, std::string> options = {{"--preset", "test-slots1024-scale40-levels4-int64"},
+                                                  {"--device", "cpu"},
+                                                  {"--runs", "1"},
+                                                  {"--repetitions", "1"},
+                                                  {"--warmup", "0"},
+                                                  {"--output", output_.string()}};
+    for (auto& [key, value] : overrides) options[key] = value;
+    std::string args = "benchmark recommend ntt";
+    for (const auto& [key, value] : options) args += " " + key + " " + value;
+    return args + " " + extra;
+  }
+
+  // Bad input: exit 2, exactly one line on stderr naming `expected`, no file.
+  void expect_rejected(const std::string& args, const std::string& expected) {
+    const Outcome outcome = run(args);
+    EXPECT_EQ(outcome.exit_code, 2) << args << "\n" << outcome.err;
+    EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
+    EXPECT_EQ(outcome.err.rfind("fhelium: error: ", 0), 0u) << outcome.err;
+    EXPECT_NE(outcome.err.find(expected), std::string::npos) << outcome.err;
+    EXPECT_TRUE(outcome.out.empty()) << outcome.out;
+    EXPECT_TRUE(dir_.entries().empty()) << args;
+  }
+};
+
+TEST_F(RecommendCli, BadNamesAreRejected) {
+  expect_rejected(recommend_args({{"--suite", "application"}}), "unknown suite 'application'");
+  expect_rejected(recommend_args({{"--preset", "slots1-scale1"}}), "unknown preset 'slots1-scale1'");
+  expect_rejected(recommend_args({}, "--backend radix3_compact --backend radix2_indexed"),
+                  "unknown NTT backend 'radix3_compact'");
+  expect_rejected(recommend_args({{"--device", "gpu0"}}), "invalid device 'gpu0'");
+  expect_rejected(recommend_args({{"--device", "cuda:99"}}), "cuda:99");
+  expect_rejected(recommend_args({{"--policy", "lenient"}}), "unknown policy 'lenient'");
+  expect_rejected(recommend_args({{"--l2-flush", "maybe"}}), "--l2-flush must be 'on' or 'off'");
+  expect_rejected(recommend_args({{"--weights", "rotate_with_key=2"}}), "unknown operation 'rotate_with_key'");
+  expect_rejected(recommend_args({{"--level", "5"}}), "--level 5 is outside 0..4");
+}
+
+TEST_F(RecommendCli, TooFewBackendsAndBadCountsAreRejected) {
+  expect_rejected(recommend_args({}, "--backend radix2_indexed"), "at least 2 unique compatible backends");
+  expect_rejected(recommend_args({}, "--backend radix2_indexed --backend radix2_indexed"), "at least 2 unique");
+  // logN 11: strict radix 4 is incompatible, leaving one backend.
+  expect_rejected(recommend_args({}, "--backend radix2_indexed --backend radix4_compact"),
+                  "radix4_compact rejected");
+  expect_rejected(recommend_args({{"--runs", "0"}}), "--runs must be >= 1");
+  expect_rejected(recommend_args({{"--repetitions", "0"}}), "--repetitions must be >= 1");
+  expect_rejected(recommend_args({{"--warmup", "-1"}}), "--warmup must be >= 0");
+}
+
+TEST_F(RecommendCli, UnwritableOutputsAreRejected) {
+  expect_rejected(recommend_args({{"--output", (dir_.path() / "missing" / "out.json").string()}}),
+                  "does not exist");
+  const auto file = dir_.path() / "file";
+  std::ofstream(file) << "x";
+  const Outcome outcome = run(recommend_args({{"--output", (file / "out.json").string()}}));
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_NE(outcome.err.find("is not a directory"), std::string::npos) << outcome.err;
+  EXPECT_EQ(dir_.entries(), std::vector<std::string>{"file"});
+}
+
+TEST_F(RecommendCli, RescoreRejectsInvalidEvidence) {
+  const auto not_json = dir_.path() / "bad.json";
+  std::ofstream(not_json) << "{ not json";
+  const auto no_evidence = dir_.path() / "empty.json";
+  std::ofstream(no_evidence) << R"({"metadata": {"device": "cpu"}})";
+  for (const auto& [file, expected] :
+       std::vector<std::pair<std::string, std::string>>{{not_json.string(), "is not valid JSON"},
+                                                        {no_evidence.string(), "lacks 'evidence'"},
+                                                        {(dir_.path() / "none.json").string(), "cannot read"}}) {
+    const Outcome outcome = run("benchmark rescore " + file + " --output " + output_.string());
+    EXPECT_EQ(outcome.exit_code, 2) << file;
+    EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
+    EXPECT_NE(outcome.err.find(expected), std::string::npos) << outcome.err;
+    EXPECT_FALSE(std::filesystem::exists(output_));
+  }
+}
+
+TEST_F(RecommendCli, SmallRunThenRescoreWithWeights) {
+  const Outcome run_outcome =
+      run("benchmark recommend ntt --preset test-slots1024-scale40-levels4-int64 --device cpu "
+          "--backend radix2_indexed --backend radix2_compact_group8_smem8 --runs 3 --repetitions 2 "
+          "--warmup 1 --seed 3 --output " + output_.string());
+  ASSERT_EQ(run_outcome.exit_code, 0) << run_outcome.err;
+  EXPECT_TRUE(run_outcome.err.empty()) << run_outcome.err;  // no progress: stderr is not a terminal
+  EXPECT_NE(run_outcome.out.find("recommended: "), std::string::npos);
+  EXPECT_NE(run_outcome.out.find("apply: fhe::CkksEngine engine("), std::string::npos);
+  const nlohmann::json doc = nlohmann::json::parse(read_all(output_));
+  EXPECT_EQ(doc["metadata"]["seed"], 3);
+
+  const auto rescored = dir_.path() / "rescored.json";
+  const Outcome rescore = run("benchmark rescore " + output_.string() +
+                              " --weights roundtrip=3 --policy strict --output " + rescored.string());
+  ASSERT_EQ(rescore.exit_code, 0) << rescore.err;
+  const nlohmann::json again = nlohmann::json::parse(read_all(rescored));
+  EXPECT_EQ(again["evidence"], doc["evidence"]);
+  EXPECT_EQ(again["recommendation"]["policy"], "strict");
+  EXPECT_DOUBLE_EQ(again["analysis"]["scoring"]["weights"]["roundtrip"].get<double>(), 0.6);
+  EXPECT_EQ(again["rescore"]["weights_text"], "roundtrip=3");
+}
+
+}  // namespace
+}  // namespace fhelium

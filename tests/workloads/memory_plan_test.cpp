@@ -1,0 +1,52 @@
+// Memory estimates: the SPEC's key size, totals, and the refusal message.
+#include <gtest/gtest.h>
+
+#include "fhe/core/error.h"
+#include "fhe/params/preset.h"
+#include "workloads/memory_plan.h"
+
+namespace {
+
+using namespace fhe::workloads;
+
+TEST(MemoryPlan, DefaultPresetKeyIsAbout390MiB) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  // 10 digits x (b, a) x 39 rows x 65536 words x 8 bytes.
+  EXPECT_EQ(key_switch_key_bytes(preset), 10ull * 2 * 39 * 65536 * 8);
+  EXPECT_NEAR(key_switch_key_bytes(preset) / (1024.0 * 1024.0), 390.0, 0.5);
+  EXPECT_EQ(ciphertext_bytes(preset, 34), 2ull * 1 * 65536 * 8);
+}
+
+TEST(MemoryPlan, DiagonalMatvecIsDominatedByItsKeys) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const MemoryPlan plan = plan_matvec_memory(preset, MatvecConfig{.dim = 128, .hoist = 64});
+  ASSERT_EQ(plan.items[0].name, "keys");
+  EXPECT_EQ(plan.items[0].bytes, 128 * key_switch_key_bytes(preset));  // 127 Galois + relin
+  EXPECT_GT(plan.items[0].bytes, plan.total_bytes() / 2);
+  const MemoryPlan bsgs =
+      plan_matvec_memory(preset, MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs});
+  EXPECT_EQ(bsgs.items[0].bytes, 23 * key_switch_key_bytes(preset));  // 15 + 7 + relin
+}
+
+TEST(MemoryPlan, RefusalNamesTheLargestConfigurationThatFits) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const MatvecConfig config{.dim = 128, .hoist = 64};
+  const std::size_t needed = plan_matvec_memory(preset, config).total_bytes();
+  EXPECT_NO_THROW(require_fits(preset, config, needed, "cuda:0"));
+  try {
+    require_fits(preset, config, needed / 4, "cuda:0");
+    FAIL() << "expected a refusal";
+  } catch (const fhe::DeviceError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("largest that fits: --dim"), std::string::npos) << message;
+    EXPECT_NE(message.find("cuda:0"), std::string::npos);
+  }
+  try {
+    require_fits(preset, config, 1 << 20, "cuda:0");
+    FAIL();
+  } catch (const fhe::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("none"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

@@ -1,0 +1,40 @@
+// Names and validation of the matvec configuration.
+#include "workloads/matvec/matvec_config.h"
+
+#include "fhe/core/error.h"
+
+namespace fhe::workloads {
+
+std::string_view method_name(MatvecMethod method) {
+  return method == MatvecMethod::diagonal ? "diagonal" : "bsgs";
+}
+
+std::string_view policy_name(DiagonalPolicy policy) {
+  return policy == DiagonalPolicy::batch ? "batch" : "loop";
+}
+
+MatvecMethod parse_method(std::string_view text) {
+  if (text == "diagonal") return MatvecMethod::diagonal;
+  if (text == "bsgs") return MatvecMethod::bsgs;
+  throw InvalidArgument("unknown matvec method '" + std::string(text) + "' (diagonal or bsgs)");
+}
+
+DiagonalPolicy parse_policy(std::string_view text) {
+  if (text == "batch") return DiagonalPolicy::batch;
+  if (text == "loop") return DiagonalPolicy::loop;
+  throw InvalidArgument("unknown diagonal policy '" + std::string(text) + "' (batch or loop)");
+}
+
+void validate(const MatvecConfig& config, std::size_t slots) {
+  const auto d = static_cast<std::size_t>(config.dim);
+  if (config.dim < 2 || (d & (d - 1)) != 0 || d > slots) {
+    throw InvalidArgument("matvec dimension " + std::to_string(config.dim) +
+                          " must be a power of two in [2, " + std::to_string(slots) +
+                          "] (the slot count)");
+  }
+  if (config.hoist < 1) throw InvalidArgument("--hoist must be at least 1");
+  if (config.batch < 1) throw InvalidArgument("--batch must be at least 1");
+  if (config.workers < 1) throw InvalidArgument("--workers must be at least 1");
+}
+
+}  // namespace fhe::workloads

@@ -1,0 +1,36 @@
+// Configuration of the encrypted matrix-vector workload (SPEC section 7).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fhe::workloads {
+
+// diagonal: y = sum_s diag_s (.) Rot(x, s) over all d cyclic diagonals.
+// bsgs: baby-step giant-step, the same product with about 2 sqrt(d) rotations.
+enum class MatvecMethod { diagonal, bsgs };
+// batch: B products summed in the NTT domain, then one rescale per batch.
+// loop: multiply, rescale and add term by term.
+enum class DiagonalPolicy { batch, loop };
+
+struct MatvecConfig {
+  int dim = 128;                       // d: the matrix is d x d
+  MatvecMethod method = MatvecMethod::diagonal;
+  DiagonalPolicy policy = DiagonalPolicy::batch;
+  int hoist = 64;                      // rotations per hoisted decomposition
+  int batch = 16;                      // terms per rescale under `batch`
+  int workers = 1;                     // rotation-parallel workers (threads / streams)
+  std::uint64_t seed = 1;              // matrix and vector draws
+};
+
+std::string_view method_name(MatvecMethod method);
+std::string_view policy_name(DiagonalPolicy policy);
+MatvecMethod parse_method(std::string_view text);    // throws InvalidArgument
+DiagonalPolicy parse_policy(std::string_view text);  // throws InvalidArgument
+
+// Checks the configuration against the slot count: d a power of two in
+// [2, slots], hoist/batch/workers >= 1. Throws InvalidArgument naming the field.
+void validate(const MatvecConfig& config, std::size_t slots);
+
+}  // namespace fhe::workloads

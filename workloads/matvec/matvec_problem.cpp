@@ -1,0 +1,70 @@
+// Seeded matrix/vector, tiled slot vectors and rotation-step sets.
+#include "workloads/matvec/matvec_problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace fhe::workloads {
+
+MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed) {
+  MatvecProblem p;
+  p.dim = dim;
+  p.slots = slots;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const double norm = 1.0 / std::sqrt(static_cast<double>(dim));
+  p.matrix.resize(dim, dim);
+  for (int i = 0; i < dim; ++i) {
+    for (int j = 0; j < dim; ++j) p.matrix(i, j) = unit(rng) * norm;
+  }
+  p.vector.resize(dim);
+  for (int j = 0; j < dim; ++j) p.vector(j) = unit(rng);
+  p.expected = p.matrix * p.vector;
+  return p;
+}
+
+std::vector<double> MatvecProblem::input_slots() const {
+  std::vector<double> slots_out(slots);
+  for (std::size_t t = 0; t < slots; ++t) slots_out[t] = vector(static_cast<int>(t % dim));
+  return slots_out;
+}
+
+std::vector<double> MatvecProblem::diagonal_slots(int s, int pre_rotation) const {
+  std::vector<double> out(slots);
+  for (std::size_t t = 0; t < slots; ++t) {
+    // Right rotation by r: out[t] = diag[t - r].
+    const std::size_t source = (t + slots - static_cast<std::size_t>(pre_rotation) % slots) % slots;
+    const int row = static_cast<int>(source % dim);
+    out[t] = matrix(row, (row + s) % dim);
+  }
+  return out;
+}
+
+double MatvecProblem::max_abs_error(const std::vector<double>& result_slots) const {
+  double worst = 0;
+  for (int i = 0; i < dim; ++i) worst = std::max(worst, std::abs(result_slots[i] - expected(i)));
+  return worst;
+}
+
+int bsgs_baby_steps(int dim) {
+  int g = 1;
+  while (g * g < dim) g *= 2;
+  return g;
+}
+
+std::vector<int> matvec_rotation_steps(const MatvecConfig& config) {
+  std::vector<int> steps;
+  if (config.method == MatvecMethod::diagonal) {
+    for (int s = 1; s < config.dim; ++s) steps.push_back(s);
+  } else {
+    const int g = bsgs_baby_steps(config.dim);
+    for (int i = 1; i < g; ++i) steps.push_back(i);
+    for (int j = 1; j * g < config.dim; ++j) steps.push_back(j * g);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return steps;
+}
+
+}  // namespace fhe::workloads

@@ -1,0 +1,42 @@
+// The plaintext side of the matvec workload: a seeded random d x d matrix
+// and vector, their exact product (Eigen), the slot vectors CKKS encodes
+// (tiled to fill every slot, so a cyclic slot rotation by s < d is a cyclic
+// rotation of the d-vector) and the rotation steps of each method.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "workloads/matvec/matvec_config.h"
+
+namespace fhe::workloads {
+
+struct MatvecProblem {
+  int dim = 0;
+  std::size_t slots = 0;
+  Eigen::MatrixXd matrix;  // entries uniform in [-1, 1] / sqrt(d), so |y| stays ~1
+  Eigen::VectorXd vector;  // entries uniform in [-1, 1]
+  Eigen::VectorXd expected;
+
+  // x tiled over all slots.
+  std::vector<double> input_slots() const;
+  // Diagonal s tiled: slot t holds M[t mod d][(t + s) mod d], right-rotated
+  // by `pre_rotation` slots (BSGS folds the giant step into the diagonal).
+  std::vector<double> diagonal_slots(int s, int pre_rotation = 0) const;
+  // Largest |y_i - expected_i| over the first d slots of a decrypted result.
+  double max_abs_error(const std::vector<double>& result_slots) const;
+};
+
+MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed);
+
+// Baby-step count g of the BSGS split d = g * (d / g): the power of two
+// nearest sqrt(d) (g >= d / g).
+int bsgs_baby_steps(int dim);
+
+// Rotation steps whose Galois keys a method needs (sorted, no zero).
+std::vector<int> matvec_rotation_steps(const MatvecConfig& config);
+
+}  // namespace fhe::workloads

@@ -1,0 +1,92 @@
+// Memory estimates of the application workloads.
+#include "workloads/memory_plan.h"
+
+#include <cstdio>
+
+#include "fhe/core/error.h"
+#include "workloads/matvec/matvec_problem.h"
+
+namespace fhe::workloads {
+
+std::size_t MemoryPlan::total_bytes() const {
+  std::size_t total = 0;
+  for (const MemoryItem& item : items) total += item.bytes;
+  return total;
+}
+
+std::string format_bytes(std::size_t bytes) {
+  char buffer[32];
+  const double gib = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
+  if (gib >= 1.0) {
+    std::snprintf(buffer, sizeof buffer, "%.2f GiB", gib);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  }
+  return buffer;
+}
+
+std::string MemoryPlan::summary() const {
+  std::string text;
+  for (const MemoryItem& item : items) {
+    text += (text.empty() ? "" : " + ") + item.name + " " + format_bytes(item.bytes);
+  }
+  return text + " = " + format_bytes(total_bytes());
+}
+
+std::size_t key_switch_key_bytes(const Preset& preset) {
+  return static_cast<std::size_t>(preset.dnum()) * 2 * preset.qp_rows() * preset.n() * 8;
+}
+
+std::size_t ciphertext_bytes(const Preset& preset, int level) {
+  return 2 * preset.active_q_rows(level) * preset.n() * 8;
+}
+
+MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) {
+  const std::size_t steps = matvec_rotation_steps(config).size();
+  const std::size_t row_bytes = preset.n() * 8;
+  const std::size_t q_rows = preset.active_q_rows(0);
+  const std::size_t chunk = static_cast<std::size_t>(
+      config.method == MatvecMethod::bsgs ? std::min(config.hoist, bsgs_baby_steps(config.dim))
+                                          : std::min(config.hoist, config.dim));
+  const std::size_t workers = static_cast<std::size_t>(config.workers);
+  MemoryPlan plan;
+  plan.items.push_back({"keys", (steps + 1) * key_switch_key_bytes(preset)});
+  plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * q_rows * row_bytes});
+  // Per worker: the hoisted digits over QP rows, the chunk's rotated
+  // ciphertexts, and a running product and sum.
+  const std::size_t digits = static_cast<std::size_t>(preset.dnum()) * preset.qp_rows() * row_bytes;
+  plan.items.push_back(
+      {"workspaces", workers * (digits + (chunk + 2) * ciphertext_bytes(preset, 0))});
+  return plan;
+}
+
+void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t available_bytes,
+                  const std::string& device_name) {
+  const MemoryPlan plan = plan_matvec_memory(preset, config);
+  if (plan.total_bytes() <= available_bytes) return;
+  // Largest hoist that fits at this dimension, else the largest dimension.
+  std::string suggestion;
+  for (MatvecConfig smaller = config; smaller.hoist > 1;) {
+    smaller.hoist /= 2;
+    if (plan_matvec_memory(preset, smaller).total_bytes() <= available_bytes) {
+      suggestion = "--hoist " + std::to_string(smaller.hoist);
+      break;
+    }
+  }
+  if (suggestion.empty()) {
+    for (MatvecConfig smaller = config; smaller.dim > 2;) {
+      smaller.dim /= 2;
+      smaller.hoist = std::min(smaller.hoist, smaller.dim);
+      if (plan_matvec_memory(preset, smaller).total_bytes() <= available_bytes) {
+        suggestion = "--dim " + std::to_string(smaller.dim) + " --hoist " + std::to_string(smaller.hoist);
+        break;
+      }
+    }
+  }
+  throw DeviceError("matvec " + std::to_string(config.dim) + "x" + std::to_string(config.dim) +
+                    " at " + preset.name + " needs " + plan.summary() + " but " + device_name +
+                    " has " + format_bytes(available_bytes) + " free; largest that fits: " +
+                    (suggestion.empty() ? "none (the keys alone exceed it)" : suggestion));
+}
+
+}  // namespace fhe::workloads

@@ -1,0 +1,45 @@
+// Device memory a workload needs, estimated before anything is allocated
+// (SPEC section 7: keys dominate; one level-0 key of the default preset is
+// about 390 MiB). Used to refuse, with the largest configuration that would
+// fit, a run the device cannot hold.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fhe/params/preset.h"
+#include "workloads/matvec/matvec_config.h"
+
+namespace fhe::workloads {
+
+struct MemoryItem {
+  std::string name;
+  std::size_t bytes = 0;
+};
+
+struct MemoryPlan {
+  std::vector<MemoryItem> items;
+  std::size_t total_bytes() const;
+  std::string summary() const;  // "keys 48.4 GiB + diagonals ... = total"
+};
+
+// One key-switching key: dnum components of (b, a) over all QP rows.
+std::size_t key_switch_key_bytes(const Preset& preset);
+// One ciphertext of two parts at `level`.
+std::size_t ciphertext_bytes(const Preset& preset, int level);
+
+// Keys (relinearization + one Galois key per rotation step), the encoded
+// diagonals, the hoisted decomposition and the rotated ciphertexts of one
+// chunk per worker, and the accumulators.
+MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config);
+
+// Throws DeviceError when `plan` exceeds `available_bytes`, naming what is
+// needed, what is free and the largest hoist (and, failing that, dimension)
+// of `config` that would fit.
+void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t available_bytes,
+                  const std::string& device_name);
+
+std::string format_bytes(std::size_t bytes);
+
+}  // namespace fhe::workloads
