@@ -1,4 +1,6 @@
-// The ckks-primitive suite on fhe::CkksEngine and fhe::Evaluator.
+// The ckks-primitive suite on fhe::CkksEngine and fhe::Evaluator (CPU) or
+// fhe::CudaEvaluator (CUDA: device ciphertexts, CUDA events on the
+// evaluator's stream, operands restored by device-to-device copies).
 #include "recommend/primitive_suite.h"
 
 #include <algorithm>
@@ -9,6 +11,9 @@
 #include <random>
 
 #include "evaluator/evaluator.h"
+#if FHELIUM_HAS_CUDA
+#include "evaluator/cuda/cuda_evaluator.h"
+#endif
 #include "fhe/ckks/engine.h"
 #include "fhe/core/error.h"
 #include "recommend/sample_timer.h"
@@ -74,6 +79,11 @@ nlohmann::json complex_list(const Message& values) {
   return out;
 }
 
+struct Check {
+  std::string operation;
+  Message expected, actual;
+};
+
 class PrimitiveSuite : public Suite {
  public:
   PrimitiveSuite(const fhe::Preset& preset, const fhe::DeviceSpec& device, int level,
@@ -109,11 +119,18 @@ class PrimitiveSuite : public Suite {
                          "encryption of the operands of the timed operations",
                          "destruction of the previous sample's result (before each sample)",
                          "rescale after multiply_relinearize", "the correctness gate"};
+    if (device_.kind == fhe::DeviceKind::cuda) {
+      boundary.includes.back() =
+          "CUDA: operands and results are device ciphertexts preallocated before timing; "
+          "encrypt_message = host encode + host public-key encryption (sampling stays on the "
+          "host) + upload; decrypt_message = device decryption + download + host decode";
+      boundary.excludes.push_back("CUDA: the device-to-device copy that restores the operands");
+    }
     boundary.synchronisation =
         device_.kind == fhe::DeviceKind::cuda
-            ? "device-wide synchronisation, CUDA event on the legacy default stream, the "
-              "operation, device-wide synchronisation, stop event; elapsed time from "
-              "cudaEventElapsedTime"
+            ? "start CUDA event on the CudaEvaluator's stream, the operation enqueued on that "
+              "stream (host parts of encrypt/decrypt in between), stop event on the same "
+              "stream, host waits on it; elapsed time from cudaEventElapsedTime"
             : "std::chrono::steady_clock read before and after the synchronous call on the "
               "calling thread";
     return boundary;
@@ -130,6 +147,9 @@ class PrimitiveSuite : public Suite {
     state->evaluator = std::make_unique<fhe::Evaluator>(*state->engine);
     state->a = state->engine->encrypt_message(message_a_, level_);
     state->b = state->engine->encrypt_message(message_b_, level_);
+#if FHELIUM_HAS_CUDA
+    if (device_.kind == fhe::DeviceKind::cuda) prepare_gpu(*state);
+#endif
     states_[backend] = std::move(state);
   }
 
@@ -138,11 +158,13 @@ class PrimitiveSuite : public Suite {
     Message product(message_a_.size());
     for (std::size_t j = 0; j < product.size(); ++j) product[j] = message_a_[j] * message_b_[j];
 
-    struct Check {
-      std::string operation;
-      Message expected, actual;
-    };
     std::vector<Check> checks;
+#if FHELIUM_HAS_CUDA
+    if (s.gpu) {
+      gpu_checks(s, product, checks);
+    } else
+#endif
+    {
     checks.push_back({"encrypt_message+decrypt_message", message_a_,
                       s.engine->decrypt_message(s.engine->encrypt_message(message_a_, level_))});
     checks.push_back({"multiply_relinearize (then rescale)", product,
@@ -155,6 +177,7 @@ class PrimitiveSuite : public Suite {
       checks.push_back({"rotate_many_by_steps[4] step " + std::to_string(kHoistedSteps[i]),
                         rotated_left(message_a_, kHoistedSteps[i]),
                         s.engine->decrypt_message(hoisted[i])});
+    }
     }
 
     CorrectnessRecord record;
@@ -215,10 +238,20 @@ class PrimitiveSuite : public Suite {
     s.result = {};
     s.results.clear();
     s.slots.clear();
+#if FHELIUM_HAS_CUDA
+    if (s.gpu) {
+      s.gpu->copy(s.saved_a, s.da);
+      s.gpu->copy(s.saved_b, s.db);
+      s.gpu->synchronize();
+    }
+#endif
   }
 
   double time_once(const std::string& backend, std::size_t operation) override {
     BackendState& s = state(backend);
+#if FHELIUM_HAS_CUDA
+    if (s.gpu) return time_gpu(s, operation);
+#endif
     timer_.synchronize_device();
     timer_.start();
     switch (operation) {
@@ -242,7 +275,69 @@ class PrimitiveSuite : public Suite {
     fhe::Ciphertext result;                     // sinks: keep the work observable
     std::vector<fhe::Ciphertext> results;
     Message slots;
+#if FHELIUM_HAS_CUDA
+    std::unique_ptr<fhe::CudaEvaluator> gpu;    // refers to *engine
+    fhe::CudaCiphertext da, db, saved_a, saved_b, out, plain;
+    std::vector<fhe::CudaCiphertext> outs;
+#endif
   };
+
+#if FHELIUM_HAS_CUDA
+  // Device keys, operands and every output buffer, before any timing.
+  static void prepare_gpu(BackendState& s) {
+    s.gpu = std::make_unique<fhe::CudaEvaluator>(*s.engine);
+    for (fhe::CudaCiphertext* c : {&s.da, &s.db, &s.saved_a, &s.saved_b, &s.out, &s.plain}) {
+      *c = s.gpu->make_ciphertext();
+    }
+    for (std::size_t i = 0; i < kHoistedSteps.size(); ++i) s.outs.push_back(s.gpu->make_ciphertext());
+    s.gpu->upload(s.a, s.saved_a);
+    s.gpu->upload(s.b, s.saved_b);
+    s.gpu->copy(s.saved_a, s.da);
+    s.gpu->copy(s.saved_b, s.db);
+    s.gpu->synchronize();
+  }
+
+  void gpu_checks(BackendState& s, const Message& product, std::vector<Check>& checks) {
+    fhe::CudaEvaluator& gpu = *s.gpu;
+    gpu.upload(s.engine->encrypt_message(message_a_, level_), s.out);
+    checks.push_back({"encrypt_message+decrypt_message (device decrypt)", message_a_,
+                      s.engine->decode(gpu.decrypt(s.out))});
+    fhe::CudaCiphertext scaled = gpu.make_ciphertext();
+    gpu.multiply_relinearize(s.da, s.db, s.out);
+    gpu.rescale(s.out, scaled);
+    checks.push_back({"multiply_relinearize (then rescale)", product, s.engine->decrypt_message(gpu.download(scaled))});
+    gpu.rotate(s.da, kRotateStep, s.out);
+    checks.push_back({"rotate_with_key step 1", rotated_left(message_a_, kRotateStep),
+                      s.engine->decrypt_message(gpu.download(s.out))});
+    gpu.rotate_many_by_steps(s.da, kHoistedSteps, s.outs);
+    for (std::size_t i = 0; i < kHoistedSteps.size(); ++i) {
+      checks.push_back({"rotate_many_by_steps[4] step " + std::to_string(kHoistedSteps[i]),
+                        rotated_left(message_a_, kHoistedSteps[i]),
+                        s.engine->decrypt_message(gpu.download(s.outs[i]))});
+    }
+  }
+
+  double time_gpu(BackendState& s, std::size_t operation) {
+    fhe::CudaEvaluator& gpu = *s.gpu;
+    const fhe::ntt::StreamHandle stream{gpu.stream()};
+    timer_.start(stream);
+    switch (operation) {
+      case kEncrypt: gpu.upload(s.engine->encrypt_message(message_a_, level_), s.out); break;
+      case kDecrypt: {
+        gpu.decrypt(s.da, s.plain);  // into a preallocated one-part buffer
+        fhe::Ciphertext m = gpu.download(s.plain);
+        s.slots = s.engine->decode(fhe::Plaintext{std::move(m.parts[0]), m.level, m.scale});
+        break;
+      }
+      case kMultiplyRelinearize: gpu.multiply_relinearize(s.da, s.db, s.out); break;
+      case kRotate: gpu.rotate(s.da, kRotateStep, s.out); break;
+      case kRotateMany: gpu.rotate_many_by_steps(s.da, kHoistedSteps, s.outs); break;
+      default:
+        throw fhe::InvalidArgument("ckks-primitive suite has no operation " + std::to_string(operation));
+    }
+    return timer_.stop_ms(stream);
+  }
+#endif
 
   BackendState& state(const std::string& backend) {
     auto it = states_.find(backend);

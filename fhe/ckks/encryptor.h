@@ -34,7 +34,4 @@ class Encryptor {
   const Sampler& sampler_;
 };
 
-// m = c0 + c1 s (+ c2 s^2) over the ciphertext's rows, NTT form.
-Plaintext decrypt(const Ciphertext& ciphertext, const SecretKey& key, const RnsBasis& basis);
-
 }  // namespace fhe

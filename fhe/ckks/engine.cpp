@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fhe/ckks/galois.h"
+#include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
 #include "fhe/ntt/registry.h"
 
@@ -13,11 +14,8 @@ namespace {
 
 DeviceSpec checked_device(const Preset& preset, const EngineOptions& options) {
   const DeviceSpec device = parse_device(options.device);
-  if (device.kind == DeviceKind::cuda) {
-    throw InvalidArgument("CkksEngine: device " + device.str() + " (preset " + preset.name +
-                          ") is not available yet: the CUDA evaluator is not built (a later "
-                          "issue); use device \"cpu\"");
-  }
+  (void)preset;
+  if (device.kind == DeviceKind::cuda) require_device(device);  // DeviceError when absent
   return device;
 }
 
@@ -46,13 +44,26 @@ CkksEngine::CkksEngine(Preset preset, EngineOptions options)
       basis_(preset_),
       sampler_(options_.seed) {
   const std::vector<std::uint64_t> rows = preset_.qp_primes();
-  plan_ = ntt::make_plan(ntt_backend_, device_, preset_.log_n, rows, preset_.word);
+  // Host work always uses the CPU plan of the chosen backend; a CUDA engine
+  // adds that backend's CUDA plan (same transform, same words).
+  plan_ = ntt::make_plan(ntt_backend_, DeviceSpec{}, preset_.log_n, rows, preset_.word);
+  if (device_.kind == DeviceKind::cuda) {
+    device_plan_ = ntt::make_plan(ntt_backend_, device_, preset_.log_n, rows, preset_.word);
+  }
   encoder_ = std::make_unique<CkksEncoder>(preset_, basis_, *plan_);
   key_generator_ = std::make_unique<KeyGenerator>(preset_, basis_, *plan_, sampler_);
   encryptor_ = std::make_unique<Encryptor>(preset_, basis_, *plan_, sampler_);
 }
 
 CkksEngine::~CkksEngine() = default;
+
+const ntt::NttPlan& CkksEngine::device_plan() const {
+  if (!device_plan_) {
+    throw InvalidArgument("CkksEngine on " + device_.str() + " (preset " + preset_.name +
+                          ") has no CUDA plan; build it with device \"cuda:N\"");
+  }
+  return *device_plan_;
+}
 
 double CkksEngine::default_scale() const { return std::ldexp(1.0, preset_.scale_bits); }
 

@@ -19,6 +19,12 @@
 // own streams, so two engines with the same seed and the same call sequence
 // produce identical keys and ciphertexts on every backend.
 //
+// device = "cuda:N": keys, encoding and encryption stay on the host with
+// the CPU plan of the SAME backend (bit-identical by construction, so the
+// words equal a CPU engine's); the engine additionally owns that backend's
+// CUDA plan over all QP rows (device_plan()), which fhe::CudaEvaluator
+// (evaluator/cuda/) uses for every operation on the device.
+//
 // Not copyable or movable (components refer to each other); hold it in a
 // std::unique_ptr when it must move. Encryption is not thread-safe (it
 // advances the encryption counter); const members are.
@@ -35,6 +41,7 @@
 #include <vector>
 
 #include "fhe/ckks/ciphertext.h"
+#include "fhe/ckks/decryptor.h"
 #include "fhe/ckks/encoder.h"
 #include "fhe/ckks/encryptor.h"
 #include "fhe/ckks/key_generator.h"
@@ -56,8 +63,8 @@ struct EngineOptions {
 class CkksEngine {
  public:
   // Throws InvalidArgument for an unknown preset or backend, a backend that
-  // is incompatible with the preset's logN (naming both), a malformed device,
-  // or a CUDA device (the CUDA evaluator is not built yet).
+  // is incompatible with the preset's logN (naming both) or a malformed
+  // device; DeviceError for a CUDA device that is absent or not built.
   explicit CkksEngine(std::string_view preset_name, EngineOptions options = {});
   explicit CkksEngine(Preset preset, EngineOptions options = {});
   ~CkksEngine();
@@ -68,7 +75,12 @@ class CkksEngine {
   DeviceSpec device() const { return device_; }
   const std::string& ntt_backend() const { return ntt_backend_; }
   std::uint64_t seed() const { return options_.seed; }
+  // The host plan (keys, encoding, the CPU Evaluator), on every device.
   const ntt::NttPlan& ntt_plan() const { return *plan_; }
+  bool on_cuda() const { return device_.kind == DeviceKind::cuda; }
+  // The CUDA plan of the same backend over all QP rows; throws
+  // InvalidArgument on a CPU engine.
+  const ntt::NttPlan& device_plan() const;
   const RnsBasis& rns_basis() const { return basis_; }
   const CkksEncoder& encoder() const { return *encoder_; }
   std::size_t slot_count() const { return preset_.slots(); }
@@ -118,7 +130,8 @@ class CkksEngine {
   DeviceSpec device_;
   std::string ntt_backend_;
   RnsBasis basis_;
-  std::unique_ptr<ntt::NttPlan> plan_;
+  std::unique_ptr<ntt::NttPlan> plan_;         // host (CPU) plan
+  std::unique_ptr<ntt::NttPlan> device_plan_;  // CUDA plan, cuda engines only
   std::unique_ptr<CkksEncoder> encoder_;
   Sampler sampler_;
   std::unique_ptr<KeyGenerator> key_generator_;

@@ -1,0 +1,108 @@
+// CUDA evaluator benchmarks (compiled when CUDA is built): the primitives of
+// the ckks-primitive suite and rescale/decrypt at the default preset, level
+// 0, on the CUDA stable fallback and radix16_compact. Each sample: CUDA
+// events on the evaluator's stream around one enqueued operation (manual
+// time); operands are device ciphertexts prepared once, keys generated once
+// outside timing. Run with --benchmark_repetitions and read the median.
+#include <benchmark/benchmark.h>
+
+#include <complex>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "evaluator/cuda/cuda_evaluator.h"
+#include "fhe/core/device_info.h"
+#include "fhe/cuda/stream.h"
+
+namespace {
+
+constexpr const char* kPreset = "slots32768-scale40-levels34-int64";
+const std::vector<int> kSteps = {1, 2, 4, 8};
+
+struct State {
+  std::unique_ptr<fhe::CkksEngine> engine;
+  std::unique_ptr<fhe::CudaEvaluator> gpu;
+  fhe::CudaCiphertext a, b, out, plain;
+  std::vector<fhe::CudaCiphertext> outs;
+};
+
+// One state at a time (the keys of one backend take about 2 GiB).
+State& state_for(const std::string& backend) {
+  static std::string current;
+  static std::unique_ptr<State> state;
+  if (current != backend) {
+    state.reset();
+    state = std::make_unique<State>();
+    state->engine = std::make_unique<fhe::CkksEngine>(
+        kPreset, fhe::EngineOptions{.device = "cuda:0", .ntt_backend = backend, .seed = 34});
+    state->engine->generate_keys(kSteps);
+    state->gpu = std::make_unique<fhe::CudaEvaluator>(*state->engine);
+    std::mt19937_64 rng(1);
+    std::vector<std::complex<double>> values(state->engine->slot_count());
+    for (auto& v : values) v = {static_cast<double>(rng() % 1000) / 1000.0, 0.5};
+    for (fhe::CudaCiphertext* c : {&state->a, &state->b, &state->out, &state->plain}) {
+      *c = state->gpu->make_ciphertext();
+    }
+    for (std::size_t i = 0; i < kSteps.size(); ++i) state->outs.push_back(state->gpu->make_ciphertext());
+    state->gpu->upload(state->engine->encrypt_message(values), state->a);
+    state->gpu->upload(state->engine->encrypt_message(values), state->b);
+    state->gpu->synchronize();
+    current = backend;
+  }
+  return *state;
+}
+
+enum class Op { multiply_relinearize, rotate, rescale, rotate_many, decrypt };
+
+void enqueue(State& s, Op op) {
+  switch (op) {
+    case Op::multiply_relinearize: s.gpu->multiply_relinearize(s.a, s.b, s.out); break;
+    case Op::rotate: s.gpu->rotate(s.a, 1, s.out); break;
+    case Op::rescale: s.gpu->rescale(s.a, s.out); break;
+    case Op::rotate_many: s.gpu->rotate_many_by_steps(s.a, kSteps, s.outs); break;
+    case Op::decrypt: s.gpu->decrypt(s.a, s.plain); break;
+  }
+}
+
+void run(benchmark::State& bench, const std::string& backend, Op op) {
+  if (fhe::query_gpus().gpus.empty()) {
+    bench.SkipWithError("no CUDA device");
+    return;
+  }
+  State& s = state_for(backend);
+  fhe::cuda::Event start, stop;
+  enqueue(s, op);  // warm-up
+  s.gpu->synchronize();
+  for (auto _ : bench) {
+    start.record(s.gpu->stream());
+    enqueue(s, op);
+    stop.record(s.gpu->stream());
+    stop.synchronize();
+    bench.SetIterationTime(stop.elapsed_ms_since(start) / 1e3);
+  }
+}
+
+int register_all() {
+  const std::pair<const char*, Op> ops[] = {{"multiply_relinearize", Op::multiply_relinearize},
+                                            {"rotate_with_key", Op::rotate},
+                                            {"rescale", Op::rescale},
+                                            {"rotate_many_by_steps4", Op::rotate_many},
+                                            {"decrypt_device", Op::decrypt}};
+  for (const char* backend : {"radix2_compact_group8_smem8", "radix16_compact"}) {
+    for (const auto& [name, op] : ops) {
+      benchmark::RegisterBenchmark((std::string("cuda_ckks/") + name + "/" + backend).c_str(),
+                                   [backend = std::string(backend), op = op](benchmark::State& b) {
+                                     run(b, backend, op);
+                                   })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(50);
+    }
+  }
+  return 0;
+}
+const int registered = register_all();
+
+}  // namespace

@@ -1,0 +1,467 @@
+// CudaEvaluator: construction (memory check, uploads) and the operations,
+// each a fixed sequence of enqueued kernels and plan calls.
+#include "evaluator/cuda/cuda_evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+
+#include "evaluator/cuda/eval_kernels.h"
+#include "fhe/ckks/galois.h"
+#include "fhe/core/device_info.h"
+#include "fhe/core/error.h"
+
+namespace fhe {
+namespace {
+
+using cuda::DeviceBuffer;
+
+const CkksEngine& checked_engine(const CkksEngine& engine) {
+  if (!engine.on_cuda()) {
+    throw InvalidArgument("CudaEvaluator: engine on " + engine.device().str() + " (preset " +
+                          engine.preset().name + "); build the engine with device \"cuda:N\"");
+  }
+  if (!engine.has_keys()) {
+    throw InvalidArgument("CudaEvaluator: no keys yet on preset " + engine.preset().name +
+                          " (call generate_keys before building the evaluator)");
+  }
+  return engine;
+}
+
+struct WorkspaceWords {
+  std::size_t coefficients, extended, accumulators, converted, dropped;
+  std::size_t total() const { return coefficients + extended + accumulators + converted + dropped; }
+};
+
+WorkspaceWords workspace_words(const Preset& preset, std::size_t n) {
+  const std::size_t q = preset.q_primes.size(), p = preset.p_primes.size();
+  const std::size_t digits = key_switch_digits(preset).size();
+  return {q * n, digits * (q + p) * n, 2 * (q + p) * n, 3 * q * n, std::max<std::size_t>(2 * p, 3) * n};
+}
+
+std::string mib(std::size_t bytes) {
+  return std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 20) + " MiB)";
+}
+
+std::string where(const CkksEngine& engine, const char* op, int level) {
+  return std::string(op) + " (preset " + engine.preset().name + ", level " + std::to_string(level) + ")";
+}
+
+}  // namespace
+
+CudaMemoryEstimate CudaEvaluator::estimate_memory(const CkksEngine& engine) {
+  const Preset& preset = engine.preset();
+  CudaMemoryEstimate e;
+  e.key_bytes = cuda::device_key_bytes(engine);
+  e.workspace_bytes = workspace_words(preset, engine.ntt_plan().n()).total() * 8;
+  e.constant_bytes = preset.qp_primes().size() * sizeof(Modulus<std::uint64_t>);
+  for (int level = 0; level <= preset.levels; ++level) {
+    const KeySwitchSchedule schedule = make_key_switch_schedule(preset, level);
+    std::unique_ptr<RnsScaleDown> rescale;
+    if (level < preset.levels) {
+      const auto first = static_cast<std::size_t>(level);
+      rescale = std::make_unique<RnsScaleDown>(
+          make_rns_scale_down(preset, {first, 1}, {first + 1, preset.q_primes.size() - first - 1}));
+    }
+    e.constant_bytes += cuda::level_constants_bytes(schedule, rescale.get());
+  }
+  return e;
+}
+
+CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions options)
+    : engine_(checked_engine(engine)),
+      plan_(engine.device_plan()),
+      device_(engine.device().index),
+      n_(engine.ntt_plan().n()),
+      q_rows_(engine.preset().q_primes.size()),
+      p_rows_(engine.preset().p_primes.size()),
+      qp_rows_(q_rows_ + p_rows_),
+      log_n_(engine.preset().log_n),
+      stream_((require_device(engine.device()), cuda::DeviceGuard(device_), cuda::Stream())),
+      schedules_(engine.preset()) {
+  cuda::DeviceGuard guard(device_);
+  const Preset& preset = engine.preset();
+  // Estimate before allocating anything, so a small device fails cleanly.
+  const CudaMemoryEstimate estimate = estimate_memory(engine);
+  std::size_t free_bytes = options.assume_free_bytes, total_bytes = 0;
+  if (free_bytes == 0) FHE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), engine.device().str());
+  if (estimate.total() > free_bytes) {
+    throw DeviceError("CudaEvaluator on " + engine.device().str() + " (preset " + preset.name + ", backend " +
+                      engine.ntt_backend() + ", " + std::to_string(engine.galois_keys().size()) +
+                      " Galois keys) needs " + mib(estimate.total()) + " (keys " + mib(estimate.key_bytes) +
+                      ", workspaces " + mib(estimate.workspace_bytes) + ") but only " + mib(free_bytes) +
+                      " are free");
+  }
+  std::vector<Modulus<std::uint64_t>> moduli;
+  for (std::uint64_t q : preset.qp_primes()) moduli.emplace_back(q);
+  moduli_ = DeviceBuffer<Modulus<std::uint64_t>>::from_host(std::span<const Modulus<std::uint64_t>>(moduli),
+                                                            "moduli");
+  keys_ = cuda::upload_keys(engine);
+  for (int level = 0; level <= preset.levels; ++level) {
+    std::unique_ptr<RnsScaleDown> rescale;
+    if (level < preset.levels) {
+      const auto first = static_cast<std::size_t>(level);
+      rescale = std::make_unique<RnsScaleDown>(
+          make_rns_scale_down(preset, {first, 1}, {first + 1, q_rows_ - first - 1}));
+    }
+    levels_.push_back(cuda::upload_level_constants(schedules_.at(level), rescale.get()));
+  }
+  const WorkspaceWords words = workspace_words(preset, n_);
+  coefficients_ = DeviceBuffer<std::uint64_t>(words.coefficients, "evaluator workspace");
+  extended_ = DeviceBuffer<std::uint64_t>(words.extended, "evaluator workspace");
+  accumulators_ = DeviceBuffer<std::uint64_t>(words.accumulators, "evaluator workspace");
+  converted_ = DeviceBuffer<std::uint64_t>(words.converted, "evaluator workspace");
+  dropped_ = DeviceBuffer<std::uint64_t>(words.dropped, "evaluator workspace");
+}
+
+CudaEvaluator::~CudaEvaluator() = default;
+
+CudaCiphertext CudaEvaluator::make_ciphertext() const {
+  cuda::DeviceGuard guard(device_);
+  return CudaCiphertext(q_rows_, n_);
+}
+
+void CudaEvaluator::check_output(const CudaCiphertext& out, const char* op) const {
+  if (out.max_rows() != q_rows_ || out.n() != n_) {
+    throw InvalidArgument(std::string(op) + ": output ciphertext was not made by this evaluator "
+                          "(make_ciphertext)");
+  }
+}
+
+void CudaEvaluator::upload(const Ciphertext& host, CudaCiphertext& device) const {
+  check_output(device, "upload");
+  if (host.size() < 1 || host.size() > 3) throw InvalidArgument("upload: a ciphertext of 1 to 3 parts");
+  device.parts = host.size();
+  device.level = host.level;
+  device.scale = host.scale;
+  for (std::size_t p = 0; p < host.size(); ++p) {
+    if (host.parts[p].words().size() != device.part_words()) {
+      throw InvalidArgument("upload: part " + std::to_string(p) + " does not hold rows level..L");
+    }
+    FHE_CUDA_CHECK(cudaMemcpyAsync(device.part(p), host.parts[p].data(), device.part_words() * 8,
+                                   cudaMemcpyHostToDevice, stream()));
+  }
+}
+
+void CudaEvaluator::upload(const Plaintext& host, CudaCiphertext& device) const {
+  upload(Ciphertext{{host.poly}, host.level, host.scale}, device);
+}
+
+Ciphertext CudaEvaluator::download(const CudaCiphertext& device) const {
+  Ciphertext host{{}, device.level, device.scale};
+  for (std::size_t p = 0; p < device.parts; ++p) {
+    RnsPoly poly(static_cast<std::size_t>(device.level), device.rows(), n_, true);
+    FHE_CUDA_CHECK(cudaMemcpyAsync(poly.data(), device.part(p), device.part_words() * 8,
+                                   cudaMemcpyDeviceToHost, stream()));
+    host.parts.push_back(std::move(poly));
+  }
+  synchronize();
+  return host;
+}
+
+void CudaEvaluator::copy(const CudaCiphertext& from, CudaCiphertext& to) const {
+  check_output(to, "copy");
+  if (&from == &to) return;
+  to.parts = from.parts;
+  to.level = from.level;
+  to.scale = from.scale;
+  FHE_CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.parts * from.part_words() * 8,
+                                 cudaMemcpyDeviceToDevice, stream()));
+}
+
+const cuda::LevelConstants& CudaEvaluator::level_constants(int level) const {
+  engine_.preset().active_q_rows(level);  // validates
+  return levels_.at(static_cast<std::size_t>(level));
+}
+
+const cuda::DeviceSwitchKey& CudaEvaluator::galois_key(std::uint64_t element) const {
+  const auto it = keys_.galois.find(element);
+  if (it == keys_.galois.end()) {
+    engine_.galois_key(element);  // throws the engine's message when it was never generated
+    throw InvalidArgument("CudaEvaluator: the Galois key of element " + std::to_string(element) +
+                          " was generated after the evaluator was built; build a new CudaEvaluator");
+  }
+  return it->second;
+}
+
+// ---- key switching --------------------------------------------------------
+
+void CudaEvaluator::extend(const std::uint64_t* input, int level) const {
+  const cuda::LevelConstants& c = level_constants(level);
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
+  const std::size_t ext_rows = rows + p_rows_;
+  FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
+  plan_.inverse(coefficients_.data(), {static_cast<std::size_t>(level), rows},
+                {stream()});
+  // Every digit's ModUp in one launch (grid.y = digit).
+  std::uint64_t* ext = extended_.data();
+  cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count, log_n_,
+                          stream());
+  for (int d = 0; d < c.digit_count; ++d) {
+    plan_.forward(ext + d * ext_rows * n_, {static_cast<std::size_t>(level), ext_rows}, {stream()});
+  }
+}
+
+void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, const std::uint32_t* table,
+                               std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
+                               const std::uint32_t* addend0_table, const std::uint64_t* addend1) const {
+  const cuda::LevelConstants& c = level_constants(level);
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t rows = q_rows_ - first, ext_rows = rows + p_rows_;
+  std::uint64_t* acc = accumulators_.data();
+  std::uint64_t* conv = converted_.data();
+  cuda::launch_inner_product(extended_.data(), c.digit_count, key.words.data(), c.first_digit, qp_rows_, table,
+                             acc, acc + ext_rows * n_, first, ext_rows, log_n_, moduli_.data(), stream());
+  // ModDown of both halves: P rows to coefficient form, convert to the Q rows, back to NTT.
+  for (int j = 0; j < 2; ++j) plan_.inverse(acc + (j * ext_rows + rows) * n_, {q_rows_, p_rows_}, {stream()});
+  cuda::launch_conversion(c.mod_down.conversion, acc + rows * n_, ext_rows * n_, conv, rows * n_, 2, log_n_,
+                          stream());
+  for (int j = 0; j < 2; ++j) plan_.forward(conv + j * rows * n_, {first, rows}, {stream()});
+  const cuda::ScaleDownItem items[2] = {{acc, conv, out0, addend0, addend0_table},
+                                        {acc + ext_rows * n_, conv + rows * n_, out1, addend1, nullptr}};
+  cuda::launch_scale_down_finish(c.mod_down, items, 2, first, log_n_, moduli_.data(), stream());
+}
+
+// ---- operations -------------------------------------------------------------
+
+namespace {
+
+void check_binary(const CudaCiphertext& a, const CudaCiphertext& b, const char* op, const CkksEngine& engine,
+                  bool same_scale) {
+  if (a.level != b.level) {
+    throw InvalidArgument(std::string(op) + ": operands at levels " + std::to_string(a.level) + " and " +
+                          std::to_string(b.level) + " (preset " + engine.preset().name +
+                          "); drop_level the one at the lower level first");
+  }
+  if (same_scale && std::fabs(a.scale - b.scale) > 1e-9 * std::max(a.scale, b.scale)) {
+    throw InvalidArgument(std::string(op) + ": operand scales differ (" + where(engine, op, a.level) + ")");
+  }
+}
+
+void check_parts(const CudaCiphertext& a, std::size_t low, std::size_t high, const char* op,
+                 const CkksEngine& engine) {
+  if (a.parts < low || a.parts > high) {
+    throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.parts) + " parts (" +
+                          where(engine, op, a.level) + ")");
+  }
+}
+
+}  // namespace
+
+void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  check_parts(a, 2, 3, "add", engine_);
+  check_parts(b, 2, 3, "add", engine_);
+  check_binary(a, b, "add", engine_, true);
+  check_output(out, "add");
+  const CudaCiphertext& longer = a.parts >= b.parts ? a : b;
+  const CudaCiphertext& shorter = a.parts >= b.parts ? b : a;
+  const std::size_t common = shorter.parts, total = longer.parts;
+  const int level = a.level;
+  const double scale = longer.scale;
+  if (&out != &longer && total > common) {
+    // The extra part of the longer operand is copied as is.
+    FHE_CUDA_CHECK(cudaMemcpyAsync(out.data() + common * longer.part_words(), longer.part(common),
+                                   (total - common) * longer.part_words() * 8, cudaMemcpyDeviceToDevice,
+                                   stream()));
+  }
+  out.parts = total;
+  out.level = level;
+  out.scale = scale;
+  cuda::launch_elementwise(cuda::Elementwise::add, longer.data(), shorter.data(), out.data(),
+                           {static_cast<std::size_t>(level), longer.rows(), common, log_n_}, common,
+                           moduli_.data(), stream());
+}
+
+void CudaEvaluator::sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  check_parts(a, 2, 2, "sub", engine_);
+  check_parts(b, 2, 2, "sub", engine_);
+  check_binary(a, b, "sub", engine_, true);
+  check_output(out, "sub");
+  const int level = a.level;
+  const double scale = a.scale;
+  // a - b = a + (-b) word for word (sub_mod(x, y) == add_mod(x, neg_mod(y))).
+  cuda::launch_elementwise(cuda::Elementwise::sub, a.data(), b.data(), out.data(),
+                           {static_cast<std::size_t>(level), a.rows(), 2, log_n_}, 2, moduli_.data(), stream());
+  out.parts = 2;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::negate(const CudaCiphertext& a, CudaCiphertext& out) const {
+  check_parts(a, 2, 3, "negate", engine_);
+  check_output(out, "negate");
+  const std::size_t parts = a.parts;
+  const int level = a.level;
+  const double scale = a.scale;
+  cuda::launch_elementwise(cuda::Elementwise::negate, a.data(), nullptr, out.data(),
+                           {static_cast<std::size_t>(level), a.rows(), parts, log_n_}, 0, moduli_.data(),
+                           stream());
+  out.parts = parts;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::multiply_plain(const CudaCiphertext& a, const CudaCiphertext& plain, CudaCiphertext& out) const {
+  check_parts(a, 2, 3, "multiply_plain", engine_);
+  check_parts(plain, 1, 1, "multiply_plain", engine_);
+  check_binary(a, plain, "multiply_plain", engine_, false);
+  check_output(out, "multiply_plain");
+  const std::size_t parts = a.parts;
+  const int level = a.level;
+  const double scale = a.scale * plain.scale;
+  cuda::launch_elementwise(cuda::Elementwise::multiply, a.data(), plain.data(), out.data(),
+                           {static_cast<std::size_t>(level), a.rows(), parts, log_n_}, 1, moduli_.data(),
+                           stream());
+  out.parts = parts;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::multiply(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  check_parts(a, 2, 2, "multiply", engine_);
+  check_parts(b, 2, 2, "multiply", engine_);
+  check_binary(a, b, "multiply", engine_, false);
+  check_output(out, "multiply");
+  const int level = a.level;
+  const double scale = a.scale * b.scale;
+  cuda::launch_tensor(a.data(), b.data(), out.data(), {static_cast<std::size_t>(level), a.rows(), 3, log_n_},
+                      moduli_.data(), stream());
+  out.parts = 3;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) const {
+  check_parts(a, 2, 3, "relinearize", engine_);
+  check_output(out, "relinearize");
+  if (a.parts == 2) return copy(a, out);
+  extend(a.part(2), a.level);
+  const int level = a.level;
+  const double scale = a.scale;
+  const std::uint64_t *c0 = a.part(0), *c1 = a.part(1);
+  out.parts = 2;
+  out.level = level;
+  out.scale = scale;
+  switch_key(keys_.relinearization, level, nullptr, out.part(0), out.part(1), c0, nullptr, c1);
+}
+
+void CudaEvaluator::multiply_relinearize(const CudaCiphertext& a, const CudaCiphertext& b,
+                                         CudaCiphertext& out) const {
+  multiply(a, b, out);
+  relinearize(out, out);
+}
+
+void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const {
+  check_parts(a, 2, 3, "rescale", engine_);
+  check_output(out, "rescale");
+  if (&a == &out) throw InvalidArgument("rescale: the output must not alias the input");
+  const Preset& preset = engine_.preset();
+  if (a.level >= preset.levels) {
+    throw InvalidArgument("rescale: the ciphertext is at the last level " + std::to_string(a.level) +
+                          " of preset " + preset.name + " (only the base prime is left)");
+  }
+  const cuda::LevelConstants& c = level_constants(a.level);
+  const auto first = static_cast<std::size_t>(a.level);
+  const std::size_t kept = a.rows() - 1;
+  std::uint64_t* dropped = dropped_.data();
+  std::uint64_t* conv = converted_.data();
+  out.parts = a.parts;
+  out.level = a.level + 1;
+  out.scale = a.scale / static_cast<double>(preset.q_primes[first]);
+  cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
+  for (std::size_t p = 0; p < a.parts; ++p) {
+    // The dropped row (id level) to coefficient form, centered conversion to
+    // the kept rows, back to NTT form: RnsScaleDown::apply step for step.
+    FHE_CUDA_CHECK(cudaMemcpyAsync(dropped + p * n_, a.part(p), n_ * 8, cudaMemcpyDeviceToDevice, stream()));
+    plan_.inverse(dropped + p * n_, {first, 1}, {stream()});
+    items[p] = {a.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr, nullptr};
+  }
+  cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
+                          stream());
+  for (std::size_t p = 0; p < a.parts; ++p) plan_.forward(conv + p * kept * n_, {first + 1, kept}, {stream()});
+  cuda::launch_scale_down_finish(c.rescale, items, static_cast<int>(a.parts), first + 1, log_n_, moduli_.data(),
+                                 stream());
+}
+
+void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {
+  check_parts(a, 2, 3, "drop_level", engine_);
+  check_output(out, "drop_level");
+  engine_.preset().active_q_rows(target_level);  // validates
+  if (target_level < a.level) {
+    throw InvalidArgument("drop_level: target level " + std::to_string(target_level) +
+                          " is below the ciphertext's level " + std::to_string(a.level));
+  }
+  if (target_level == a.level) return copy(a, out);
+  if (&a == &out) throw InvalidArgument("drop_level: the output must not alias the input");
+  out.parts = a.parts;
+  out.level = target_level;
+  out.scale = a.scale;
+  cuda::launch_copy_rows(a.data(), a.rows(), static_cast<std::size_t>(target_level - a.level), out.data(),
+                         out.rows(), a.parts, log_n_, stream());
+}
+
+void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
+                                 std::span<CudaCiphertext> outs, const char* op) const {
+  check_parts(a, 2, 2, op, engine_);
+  if (outs.size() != elements.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
+                          std::to_string(elements.size()) + " steps");
+  }
+  std::vector<const cuda::DeviceSwitchKey*> keys;  // every key checked before any work
+  bool any_switch = false;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    check_output(outs[i], op);
+    if (&outs[i] == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
+    keys.push_back(elements[i] == 1 ? nullptr : &galois_key(elements[i]));
+    any_switch = any_switch || keys.back();
+  }
+  if (any_switch) extend(a.part(1), a.level);
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    CudaCiphertext& out = outs[i];
+    if (!keys[i]) {
+      copy(a, out);
+      continue;
+    }
+    out.parts = 2;
+    out.level = a.level;
+    out.scale = a.scale;
+    const std::uint32_t* table = keys[i]->galois_table.data();
+    switch_key(*keys[i], a.level, table, out.part(0), out.part(1), a.part(0), table, nullptr);
+  }
+}
+
+void CudaEvaluator::rotate(const CudaCiphertext& a, int step, CudaCiphertext& out) const {
+  apply_galois(a, {engine_.galois_element_for_step(step)}, std::span<CudaCiphertext>(&out, 1), "rotate");
+}
+
+void CudaEvaluator::conjugate(const CudaCiphertext& a, CudaCiphertext& out) const {
+  apply_galois(a, {conjugation_galois_element(log_n_)}, std::span<CudaCiphertext>(&out, 1), "conjugate");
+}
+
+void CudaEvaluator::rotate_many_by_steps(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         std::span<CudaCiphertext> outs) const {
+  std::vector<std::uint64_t> elements;
+  for (int step : steps) elements.push_back(engine_.galois_element_for_step(step));
+  apply_galois(a, elements, outs, "rotate_many_by_steps");
+}
+
+void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const {
+  check_parts(a, 2, 3, "decrypt", engine_);
+  check_output(plain, "decrypt");
+  if (&a == &plain) throw InvalidArgument("decrypt: the output must not alias the input");
+  plain.parts = 1;
+  plain.level = a.level;
+  plain.scale = a.scale;
+  cuda::launch_decrypt(a.data(), a.parts, keys_.secret.data(), plain.data(), static_cast<std::size_t>(a.level),
+                       a.rows(), log_n_, moduli_.data(), stream());
+}
+
+Plaintext CudaEvaluator::decrypt(const CudaCiphertext& a) const {
+  CudaCiphertext plain = make_ciphertext();
+  decrypt(a, plain);
+  Ciphertext host = download(plain);
+  return Plaintext{std::move(host.parts[0]), host.level, host.scale};
+}
+
+}  // namespace fhe

@@ -1,0 +1,127 @@
+// fhe::CudaEvaluator: every CKKS operation on the engine's CUDA device, with
+// the same words as the CPU fhe::Evaluator for the same engine seed, keys and
+// inputs.
+//
+//   fhe::CkksEngine engine(preset, {.device = "cuda:0", .ntt_backend = "radix16_compact"});
+//   engine.generate_keys({1, 2, 4, 8});
+//   fhe::CudaEvaluator gpu(engine);            // uploads keys, constants; allocates workspaces
+//   fhe::CudaCiphertext a = gpu.make_ciphertext(), out = gpu.make_ciphertext();
+//   gpu.upload(engine.encrypt_message(x), a);
+//   gpu.multiply_relinearize(a, a, out);       // only enqueues on gpu.stream()
+//   fhe::Ciphertext host = gpu.download(out);  // synchronises
+//
+// Graph-ready: operations take caller-provided outputs (make_ciphertext:
+// capacity for 3 parts at level 0), never allocate, never synchronise and
+// branch only on metadata (levels, part counts, which key), so any sequence
+// can be captured with cudaStreamBeginCapture(gpu.stream(), ...) and
+// replayed. Workspaces are sized for level 0 at construction, after a
+// device-memory estimate (DeviceError with needed vs free bytes).
+//
+// Every transform uses the engine's device_plan() (one plan over all QP
+// rows, RowRange calls). Key switching follows the level's KeySwitchSchedule
+// exactly (centered ModUp, 128-bit inner product, RnsScaleDown ModDown).
+// Keys are those of the engine at construction (re-create after
+// generate_keys). Not thread-safe (shared workspaces), like fhe::Evaluator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "evaluator/cuda/cuda_ciphertext.h"
+#include "evaluator/cuda/device_keys.h"
+#include "evaluator/cuda/level_constants.h"
+#include "evaluator/key_switch_schedule.h"
+#include "fhe/ckks/engine.h"
+#include "fhe/cuda/stream.h"
+
+namespace fhe {
+
+struct CudaEvaluatorOptions {
+  // Test hook: the free device bytes the memory check assumes (0 = ask
+  // cudaMemGetInfo).
+  std::size_t assume_free_bytes = 0;
+};
+
+struct CudaMemoryEstimate {
+  std::size_t key_bytes = 0, workspace_bytes = 0, constant_bytes = 0;
+  std::size_t total() const { return key_bytes + workspace_bytes + constant_bytes; }
+};
+
+class CudaEvaluator {
+ public:
+  // Throws InvalidArgument for a CPU engine or one without keys, DeviceError
+  // when the estimate exceeds the free device memory.
+  explicit CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions options = {});
+  ~CudaEvaluator();
+  CudaEvaluator(const CudaEvaluator&) = delete;
+  CudaEvaluator& operator=(const CudaEvaluator&) = delete;
+
+  // What the constructor allocates (keys, workspaces, per-level constants).
+  static CudaMemoryEstimate estimate_memory(const CkksEngine& engine);
+
+  const CkksEngine& engine() const { return engine_; }
+  cudaStream_t stream() const { return stream_.get(); }
+  void synchronize() const { stream_.synchronize(); }
+
+  // A device ciphertext with capacity for any operation's output.
+  CudaCiphertext make_ciphertext() const;
+  // Host <-> device (ordered on stream(); download synchronises).
+  void upload(const Ciphertext& host, CudaCiphertext& device) const;
+  void upload(const Plaintext& host, CudaCiphertext& device) const;  // one part
+  Ciphertext download(const CudaCiphertext& device) const;
+  // Device-to-device copy of words and metadata (restoring inputs).
+  void copy(const CudaCiphertext& from, CudaCiphertext& to) const;
+
+  // Outputs may alias inputs for add, sub, negate, multiply_plain, multiply,
+  // relinearize and multiply_relinearize; not for rescale, drop_level,
+  // rotate, conjugate, rotate_many_by_steps.
+  void add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const;
+  void sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const;
+  void negate(const CudaCiphertext& a, CudaCiphertext& out) const;
+  void multiply_plain(const CudaCiphertext& a, const CudaCiphertext& plain, CudaCiphertext& out) const;
+  void multiply(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const;
+  void relinearize(const CudaCiphertext& a, CudaCiphertext& out) const;
+  void multiply_relinearize(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const;
+  void rescale(const CudaCiphertext& a, CudaCiphertext& out) const;
+  void drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const;
+  void rotate(const CudaCiphertext& a, int step, CudaCiphertext& out) const;
+  void conjugate(const CudaCiphertext& a, CudaCiphertext& out) const;
+  // Hoisted: decompose + ModUp + NTT once, then per step permutation +
+  // inner product + ModDown; outs.size() == steps.size().
+  void rotate_many_by_steps(const CudaCiphertext& a, const std::vector<int>& steps,
+                            std::span<CudaCiphertext> outs) const;
+
+  // m = c0 + c1 s (+ c2 s^2) into a one-part `plain` (enqueued), or
+  // downloaded as a host Plaintext for engine.decode (synchronises).
+  void decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const;
+  Plaintext decrypt(const CudaCiphertext& a) const;
+
+ private:
+  const cuda::LevelConstants& level_constants(int level) const;
+  const cuda::DeviceSwitchKey& galois_key(std::uint64_t element) const;
+  void check_output(const CudaCiphertext& out, const char* op) const;
+  void extend(const std::uint64_t* input, int level) const;
+  void switch_key(const cuda::DeviceSwitchKey& key, int level, const std::uint32_t* table,
+                  std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
+                  const std::uint32_t* addend0_table, const std::uint64_t* addend1) const;
+  void apply_galois(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
+                    std::span<CudaCiphertext> outs, const char* op) const;
+
+  const CkksEngine& engine_;
+  const ntt::NttPlan& plan_;
+  int device_ = 0;
+  std::size_t n_ = 0, q_rows_ = 0, p_rows_ = 0, qp_rows_ = 0;
+  int log_n_ = 0;
+  cuda::Stream stream_;
+  KeySwitchScheduleCache schedules_;
+  cuda::DeviceBuffer<Modulus<std::uint64_t>> moduli_;
+  cuda::DeviceKeys keys_;
+  std::vector<cuda::LevelConstants> levels_;
+  // Workspaces sized for level 0.
+  mutable cuda::DeviceBuffer<std::uint64_t> coefficients_, extended_, accumulators_, converted_, dropped_;
+};
+
+}  // namespace fhe

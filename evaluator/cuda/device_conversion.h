@@ -1,0 +1,43 @@
+// Device views of the CPU's key-switching constants: BasisConversion and
+// RnsScaleDown flattened into one uploaded blob per level. Plain structs of
+// device pointers, passed to kernels by value or read from device memory;
+// the words are exactly the CPU objects' (no recomputation on the device).
+#pragma once
+
+#include <cstdint>
+
+#include "fhe/arith/modarith.h"
+
+namespace fhe::cuda {
+
+// Sources the conversion kernels keep in registers (digits are |P| primes
+// wide; every preset has |P| <= 6).
+inline constexpr int kMaxConversionSources = 8;
+
+struct DeviceConversion {
+  int sources = 0;
+  int targets = 0;
+  // Source rows start this many rows into the kernel's source pointer; when
+  // copy_sources, they are also copied to destination row copy_offset + i
+  // (ModUp keeps the digit's own rows).
+  int source_offset_rows = 0;
+  int copy_offset_rows = 0;
+  int copy_sources = 0;
+  const Modulus<std::uint64_t>* source_moduli = nullptr;
+  const std::uint64_t* hat_inverse = nullptr;
+  const std::uint64_t* hat_inverse_shoup = nullptr;
+  const Modulus<std::uint64_t>* target_moduli = nullptr;
+  const std::uint32_t* target_offsets = nullptr;
+  const std::uint64_t* hat_mod_target = nullptr;      // [t * sources + i]
+  const std::uint64_t* minus_q_mod_target = nullptr;  // [t]
+};
+
+// Division by the dropped rows' product with rounding (RnsScaleDown).
+struct DeviceScaleDown {
+  DeviceConversion conversion;                     // dropped -> kept, offsets 0..kept-1
+  const std::uint64_t* inverse_mod_kept = nullptr;  // [D^-1]_(q_i)
+  const std::uint64_t* inverse_mod_kept_shoup = nullptr;
+  int kept_rows = 0;
+};
+
+}  // namespace fhe::cuda

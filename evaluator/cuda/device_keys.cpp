@@ -1,0 +1,60 @@
+// Uploading the engine's keys once.
+#include "evaluator/cuda/device_keys.h"
+
+#include <span>
+
+#include "fhe/core/error.h"
+
+namespace fhe::cuda {
+namespace {
+
+std::size_t switch_key_words(const CkksEngine& engine) {
+  const Preset& p = engine.preset();
+  return key_switch_digits(p).size() * 2 * (p.q_primes.size() + p.p_primes.size()) * engine.ntt_plan().n();
+}
+
+DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, std::size_t words, const std::string& what) {
+  DeviceSwitchKey out;
+  out.components = key.components.size();
+  out.words = DeviceBuffer<std::uint64_t>(words, what);
+  const std::size_t half = words / (2 * key.components.size());
+  for (std::size_t c = 0; c < key.components.size(); ++c) {
+    const KeySwitchComponent& component = key.components[c];
+    if (component.b.words().size() != half || component.a.words().size() != half) {
+      throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
+    }
+    FHE_CUDA_CHECK(cudaMemcpy(out.words.data() + (2 * c) * half, component.b.data(), half * 8,
+                              cudaMemcpyHostToDevice), what);
+    FHE_CUDA_CHECK(cudaMemcpy(out.words.data() + (2 * c + 1) * half, component.a.data(), half * 8,
+                              cudaMemcpyHostToDevice), what);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::size_t device_key_bytes(const CkksEngine& engine) {
+  const std::size_t key_bytes = switch_key_words(engine) * 8;
+  const std::size_t galois = engine.galois_keys().size();
+  const std::size_t secret = engine.preset().qp_primes().size() * engine.ntt_plan().n() * 8;
+  return secret + (1 + galois) * key_bytes + galois * engine.ntt_plan().n() * 4;
+}
+
+DeviceKeys upload_keys(const CkksEngine& engine) {
+  const std::size_t words = switch_key_words(engine);
+  DeviceKeys keys;
+  const SecretKey& secret = engine.secret_key();  // throws without keys
+  keys.secret = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(secret.ntt.words()),
+                                                       "secret key");
+  keys.relinearization = upload_switch_key(engine.relinearization_key(), words, "relinearization key");
+  for (const auto& [element, key] : engine.galois_keys()) {
+    DeviceSwitchKey device = upload_switch_key(key, words, "Galois key " + std::to_string(element));
+    const std::vector<std::uint32_t>& table = engine.galois_permutation(element);
+    device.galois_table = DeviceBuffer<std::uint32_t>::from_host(std::span<const std::uint32_t>(table),
+                                                                 "Galois table " + std::to_string(element));
+    keys.galois.emplace(element, std::move(device));
+  }
+  return keys;
+}
+
+}  // namespace fhe::cuda

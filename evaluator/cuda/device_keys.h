@@ -1,0 +1,32 @@
+// Keys resident on the device, uploaded once: the secret key (for device
+// decryption), the relinearization key and every Galois key of the engine
+// with its NTT-domain permutation. Key-switching keys are laid out
+// components x (b, a) x QP rows x N, the order the inner-product kernel reads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "fhe/ckks/engine.h"
+#include "fhe/cuda/device_buffer.h"
+
+namespace fhe::cuda {
+
+struct DeviceSwitchKey {
+  DeviceBuffer<std::uint64_t> words;
+  DeviceBuffer<std::uint32_t> galois_table;  // empty for relinearization
+  std::size_t components = 0;
+};
+
+struct DeviceKeys {
+  DeviceBuffer<std::uint64_t> secret;  // QP rows x N, NTT form
+  DeviceSwitchKey relinearization;
+  std::map<std::uint64_t, DeviceSwitchKey> galois;  // by Galois element
+};
+
+// Bytes upload_keys will allocate for the engine's current keys.
+std::size_t device_key_bytes(const CkksEngine& engine);
+// The engine must have keys (InvalidArgument otherwise).
+DeviceKeys upload_keys(const CkksEngine& engine);
+
+}  // namespace fhe::cuda

@@ -1,0 +1,243 @@
+// Kernels of the CUDA evaluator: the CPU's word arithmetic (fhe/arith/
+// modarith.h, FHE_HD) applied per coefficient, so every result is the same
+// fully reduced word as on the CPU.
+#include "evaluator/cuda/eval_kernels.h"
+
+#include "fhe/cuda/check.h"
+
+namespace fhe::cuda {
+namespace {
+
+constexpr unsigned kBlock = 256;
+using u64 = std::uint64_t;
+using u128 = unsigned __int128;
+
+unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + kBlock - 1) / kBlock); }
+
+FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
+  return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
+}
+
+__global__ void elementwise_kernel(Elementwise op, const u64* __restrict__ a, const u64* __restrict__ b,
+                                   u64* __restrict__ out, std::size_t first_row, std::size_t rows,
+                                   std::size_t part_words, std::size_t total, std::size_t b_parts,
+                                   int log_n, const DeviceModulus* __restrict__ moduli) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= total) return;
+  const std::size_t row = (i >> log_n) % rows;
+  const DeviceModulus m = moduli[first_row + row];
+  const u64 x = a[i];
+  switch (op) {
+    case Elementwise::add: out[i] = add_mod(x, b[i], m.value); break;
+    case Elementwise::sub: out[i] = sub_mod(x, b[i], m.value); break;
+    case Elementwise::negate: out[i] = neg_mod(x, m.value); break;
+    case Elementwise::multiply: {
+      const std::size_t j = b_parts == 1 ? i % part_words : i;
+      out[i] = mul_mod(x, b[j], m);
+      break;
+    }
+  }
+}
+
+__global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__ b, u64* __restrict__ out,
+                              std::size_t first_row, std::size_t part_words, int log_n,
+                              const DeviceModulus* __restrict__ moduli) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= part_words) return;
+  const DeviceModulus m = moduli[first_row + (i >> log_n)];
+  const u64 a0 = a[i], a1 = a[part_words + i], b0 = b[i], b1 = b[part_words + i];
+  out[i] = mul_mod(a0, b0, m);
+  out[part_words + i] = add_mod(mul_mod(a0, b1, m), mul_mod(a1, b0, m), m.value);
+  out[2 * part_words + i] = mul_mod(a1, b1, m);
+}
+
+// One thread per coefficient k of one item: y_i = [x_i * qhat_i^-1]_(q_i)
+// in registers, then every target as the exact 128-bit sum
+// sum_i y_i [qhat_i]_(p_t) + #(y_i > q_i/2) [-Q]_(p_t), reduced once (the
+// CPU's BasisConversion::convert, word for word).
+__device__ void convert_one(const DeviceConversion& c, const u64* __restrict__ source,
+                            u64* __restrict__ destination, std::size_t k, int log_n) {
+  const std::size_t n = std::size_t{1} << log_n;
+  const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
+  u64 y[kMaxConversionSources];
+  u64 negatives = 0;
+#pragma unroll
+  for (int i = 0; i < kMaxConversionSources; ++i) {
+    if (i < c.sources) {
+      const u64 x = src[i * n + k];
+      const u64 q = c.source_moduli[i].value;
+      if (c.copy_sources) destination[(c.copy_offset_rows + i) * n + k] = x;
+      y[i] = mul_shoup(x, c.hat_inverse[i], c.hat_inverse_shoup[i], q);
+      negatives += y[i] > q / 2 ? 1 : 0;
+    }
+  }
+  for (int t = 0; t < c.targets; ++t) {
+    const u64* hat = c.hat_mod_target + static_cast<std::size_t>(t) * c.sources;
+    u128 sum = static_cast<u128>(negatives) * c.minus_q_mod_target[t];
+#pragma unroll
+    for (int i = 0; i < kMaxConversionSources; ++i) {
+      if (i < c.sources) sum += static_cast<u128>(y[i]) * hat[i];
+    }
+    destination[static_cast<std::size_t>(c.target_offsets[t]) * n + k] = reduce128(sum, c.target_moduli[t]);
+  }
+}
+
+__global__ void conversion_array_kernel(const DeviceConversion* __restrict__ conversions,
+                                        std::size_t conversion_stride, const u64* source,
+                                        std::size_t source_stride, u64* destination,
+                                        std::size_t destination_stride, int log_n) {
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (k >= (std::size_t{1} << log_n)) return;
+  const std::size_t item = blockIdx.y;
+  convert_one(conversions[item * conversion_stride], source + item * source_stride,
+              destination + item * destination_stride, k, log_n);
+}
+
+__global__ void conversion_value_kernel(DeviceConversion conversion, const u64* source,
+                                        std::size_t source_stride, u64* destination,
+                                        std::size_t destination_stride, int log_n) {
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (k >= (std::size_t{1} << log_n)) return;
+  const std::size_t item = blockIdx.y;
+  convert_one(conversion, source + item * source_stride, destination + item * destination_stride, k, log_n);
+}
+
+// One thread per (row, k): both key halves in one pass over every digit,
+// the Galois permutation folded into the read of the extended digit.
+__global__ void inner_product_kernel(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
+                                     int first_digit, std::size_t key_rows,
+                                     const std::uint32_t* __restrict__ table, u64* __restrict__ acc_b,
+                                     u64* __restrict__ acc_a, std::size_t first_row, std::size_t rows,
+                                     int log_n, const DeviceModulus* __restrict__ moduli) {
+  const std::size_t n = std::size_t{1} << log_n;
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t r = blockIdx.y;
+  if (k >= n) return;
+  const std::size_t source_k = table ? table[k] : k;
+  const std::size_t key_row = (first_row + r) * n + k;
+  u128 sum_b = 0, sum_a = 0;
+  for (int d = 0; d < digits; ++d) {
+    const u64 x = extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k];
+    const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
+    sum_b += static_cast<u128>(x) * key[component * key_rows * n + key_row];
+    sum_a += static_cast<u128>(x) * key[(component + 1) * key_rows * n + key_row];
+  }
+  const DeviceModulus m = moduli[first_row + r];
+  acc_b[r * n + k] = reduce128(sum_b, m);
+  acc_a[r * n + k] = reduce128(sum_a, m);
+}
+
+struct ScaleDownItems {
+  ScaleDownItem item[kMaxScaleDownItems];
+};
+
+__global__ void scale_down_finish_kernel(DeviceScaleDown s, ScaleDownItems items, std::size_t first_kept_row,
+                                         int log_n, const DeviceModulus* __restrict__ moduli) {
+  const std::size_t n = std::size_t{1} << log_n;
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t r = blockIdx.y;
+  if (k >= n) return;
+  const ScaleDownItem& it = items.item[blockIdx.z];
+  const u64 q = moduli[first_kept_row + r].value;
+  const std::size_t i = r * n + k;
+  u64 y = mul_shoup(sub_mod(it.x[i], it.converted[i], q), s.inverse_mod_kept[r], s.inverse_mod_kept_shoup[r], q);
+  if (it.addend) y = add_mod(y, it.addend[r * n + (it.addend_table ? it.addend_table[k] : k)], q);
+  it.out[i] = y;
+}
+
+__global__ void decrypt_kernel(const u64* __restrict__ ct, std::size_t parts, const u64* __restrict__ secret,
+                               u64* __restrict__ out, std::size_t first_row, std::size_t part_words, int log_n,
+                               const DeviceModulus* __restrict__ moduli) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= part_words) return;
+  const DeviceModulus m = moduli[first_row + (i >> log_n)];
+  const u64 s = secret[(first_row << log_n) + i];
+  // Horner in s, as the CPU decryptor: c0 + s (c1 + s c2).
+  u64 acc = ct[(parts - 1) * part_words + i];
+  for (std::size_t p = parts - 1; p-- > 1;) acc = add_mod(mul_mod(acc, s, m), ct[p * part_words + i], m.value);
+  out[i] = add_mod(ct[i], mul_mod(acc, s, m), m.value);
+}
+
+__global__ void copy_rows_kernel(const u64* __restrict__ in, std::size_t in_part_words, std::size_t offset_words,
+                                 u64* __restrict__ out, std::size_t out_part_words, std::size_t total) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= total) return;
+  const std::size_t part = i / out_part_words, j = i % out_part_words;
+  out[i] = in[part * in_part_words + offset_words + j];
+}
+
+}  // namespace
+
+void launch_elementwise(Elementwise op, const u64* a, const u64* b, u64* out, PolyShape shape,
+                        std::size_t b_parts, const DeviceModulus* moduli, cudaStream_t stream) {
+  const std::size_t part_words = shape.rows << shape.log_n;
+  const std::size_t total = shape.parts * part_words;
+  elementwise_kernel<<<blocks_for(total), kBlock, 0, stream>>>(op, a, b, out, shape.first_row, shape.rows,
+                                                               part_words, total, b_parts, shape.log_n, moduli);
+  FHE_CUDA_CHECK_LAUNCH("elementwise_kernel");
+}
+
+void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const DeviceModulus* moduli,
+                   cudaStream_t stream) {
+  const std::size_t part_words = shape.rows << shape.log_n;
+  tensor_kernel<<<blocks_for(part_words), kBlock, 0, stream>>>(a, b, out, shape.first_row, part_words,
+                                                               shape.log_n, moduli);
+  FHE_CUDA_CHECK_LAUNCH("tensor_kernel");
+}
+
+void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,
+                       std::size_t source_stride, u64* destination, std::size_t destination_stride, int items,
+                       int log_n, cudaStream_t stream) {
+  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(items));
+  conversion_array_kernel<<<grid, kBlock, 0, stream>>>(conversions, conversion_stride, source, source_stride,
+                                                       destination, destination_stride, log_n);
+  FHE_CUDA_CHECK_LAUNCH("conversion_array_kernel");
+}
+
+void launch_conversion(const DeviceConversion& conversion, const u64* source, std::size_t source_stride,
+                       u64* destination, std::size_t destination_stride, int items, int log_n,
+                       cudaStream_t stream) {
+  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(items));
+  conversion_value_kernel<<<grid, kBlock, 0, stream>>>(conversion, source, source_stride, destination,
+                                                       destination_stride, log_n);
+  FHE_CUDA_CHECK_LAUNCH("conversion_value_kernel");
+}
+
+void launch_inner_product(const u64* extended, int digits, const u64* key, int first_digit,
+                          std::size_t key_rows, const std::uint32_t* table, u64* acc_b, u64* acc_a,
+                          std::size_t first_row, std::size_t rows, int log_n, const DeviceModulus* moduli,
+                          cudaStream_t stream) {
+  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(rows));
+  inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows, table, acc_b,
+                                                    acc_a, first_row, rows, log_n, moduli);
+  FHE_CUDA_CHECK_LAUNCH("inner_product_kernel");
+}
+
+void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,
+                              std::size_t first_kept_row, int log_n, const DeviceModulus* moduli,
+                              cudaStream_t stream) {
+  ScaleDownItems packed;
+  for (int i = 0; i < item_count && i < kMaxScaleDownItems; ++i) packed.item[i] = items[i];
+  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(scale_down.kept_rows),
+                  static_cast<unsigned>(item_count));
+  scale_down_finish_kernel<<<grid, kBlock, 0, stream>>>(scale_down, packed, first_kept_row, log_n, moduli);
+  FHE_CUDA_CHECK_LAUNCH("scale_down_finish_kernel");
+}
+
+void launch_decrypt(const u64* ct, std::size_t parts, const u64* secret, u64* out, std::size_t first_row,
+                    std::size_t rows, int log_n, const DeviceModulus* moduli, cudaStream_t stream) {
+  const std::size_t part_words = rows << log_n;
+  decrypt_kernel<<<blocks_for(part_words), kBlock, 0, stream>>>(ct, parts, secret, out, first_row, part_words,
+                                                                log_n, moduli);
+  FHE_CUDA_CHECK_LAUNCH("decrypt_kernel");
+}
+
+void launch_copy_rows(const u64* in, std::size_t in_rows, std::size_t row_offset, u64* out, std::size_t out_rows,
+                      std::size_t parts, int log_n, cudaStream_t stream) {
+  const std::size_t total = parts * (out_rows << log_n);
+  copy_rows_kernel<<<blocks_for(total), kBlock, 0, stream>>>(in, in_rows << log_n, row_offset << log_n, out,
+                                                             out_rows << log_n, total);
+  FHE_CUDA_CHECK_LAUNCH("copy_rows_kernel");
+}
+
+}  // namespace fhe::cuda

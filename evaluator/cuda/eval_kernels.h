@@ -1,0 +1,82 @@
+// Launchers of the CUDA evaluator's kernels. Each only enqueues on `stream`
+// (no allocation, no synchronisation), so any sequence is graph-capturable.
+// Polynomials are rows x n words, row-major; `first_row` is the preset row id
+// of row 0 and `moduli` the device table of all QP moduli by row id.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "evaluator/cuda/device_conversion.h"
+
+namespace fhe::cuda {
+
+using DeviceModulus = Modulus<std::uint64_t>;
+
+struct PolyShape {
+  std::size_t first_row = 0;  // preset row id of row 0
+  std::size_t rows = 0;       // rows per part
+  std::size_t parts = 1;
+  int log_n = 0;
+};
+
+enum class Elementwise { add, sub, negate, multiply };
+
+// out = a op b over parts x rows x n words (b ignored for negate; for
+// multiply, b has ONE part that multiplies every part of a).
+void launch_elementwise(Elementwise op, const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out,
+                        PolyShape shape, std::size_t b_parts, const DeviceModulus* moduli, cudaStream_t stream);
+
+// (a0, a1) x (b0, b1) -> (a0 b0, a0 b1 + a1 b0, a1 b1); out parts at stride rows * n.
+void launch_tensor(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, PolyShape shape,
+                   const DeviceModulus* moduli, cudaStream_t stream);
+
+// Centered fast basis conversion of `items` inputs in one launch: item i uses
+// conversions[i * conversion_stride] (device array), reads its source rows at
+// source + i * source_stride + source_offset_rows * n and writes targets (and,
+// for ModUp, copies of the sources) into destination + i * destination_stride.
+void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride,
+                       const std::uint64_t* source, std::size_t source_stride, std::uint64_t* destination,
+                       std::size_t destination_stride, int items, int log_n, cudaStream_t stream);
+// The same with one conversion passed by value (ModDown, rescale).
+void launch_conversion(const DeviceConversion& conversion, const std::uint64_t* source,
+                       std::size_t source_stride, std::uint64_t* destination,
+                       std::size_t destination_stride, int items, int log_n, cudaStream_t stream);
+
+// Key inner product over the extended rows [first_row, first_row + rows):
+// acc_b/acc_a[r][k] = sum_d ext[d][r][table ? table[k] : k] * key[first_digit + d][b/a][first_row + r][k],
+// exact in 128 bits, one reduction. `key` is components x 2 x key_rows x n.
+void launch_inner_product(const std::uint64_t* extended, int digits, const std::uint64_t* key,
+                          int first_digit, std::size_t key_rows, const std::uint32_t* table,
+                          std::uint64_t* acc_b, std::uint64_t* acc_a, std::size_t first_row,
+                          std::size_t rows, int log_n, const DeviceModulus* moduli, cudaStream_t stream);
+
+// Final step of RnsScaleDown for `items` polynomials:
+// out_i[r][k] = (x_i[r][k] - conv_i[r][k]) * [D^-1] (+ addend_i[r][table ? table[k] : k] when
+// addend_i is set). Strides between items in words; addends given per item.
+struct ScaleDownItem {
+  const std::uint64_t* x = nullptr;
+  const std::uint64_t* converted = nullptr;
+  std::uint64_t* out = nullptr;
+  const std::uint64_t* addend = nullptr;
+  const std::uint32_t* addend_table = nullptr;
+};
+inline constexpr int kMaxScaleDownItems = 3;
+void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,
+                              std::size_t first_kept_row, int log_n, const DeviceModulus* moduli,
+                              cudaStream_t stream);
+
+// out = c0 + c1 s (+ c2 s^2) over rows; s over all QP rows (key row ids).
+void launch_decrypt(const std::uint64_t* ct, std::size_t parts, const std::uint64_t* secret,
+                    std::uint64_t* out, std::size_t first_row, std::size_t rows, int log_n,
+                    const DeviceModulus* moduli, cudaStream_t stream);
+
+// Row copy of a sub-range of each part: out part p <- in part p rows
+// [row_offset, row_offset + out_rows) (drop_level).
+void launch_copy_rows(const std::uint64_t* in, std::size_t in_rows, std::size_t row_offset,
+                      std::uint64_t* out, std::size_t out_rows, std::size_t parts, int log_n,
+                      cudaStream_t stream);
+
+}  // namespace fhe::cuda

@@ -1,0 +1,141 @@
+// Flattening the CPU schedule objects into one device blob per level.
+#include "evaluator/cuda/level_constants.h"
+
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "fhe/core/error.h"
+
+namespace fhe::cuda {
+namespace {
+
+// Appends arrays to a host byte image (16-byte aligned) and later rebases
+// their offsets onto the uploaded copy.
+class BlobBuilder {
+ public:
+  template <typename T>
+  std::size_t add(std::span<const T> values) {
+    const std::size_t offset = (bytes_.size() + 15) / 16 * 16;
+    bytes_.resize(offset + values.size_bytes());
+    if (!values.empty()) std::memcpy(bytes_.data() + offset, values.data(), values.size_bytes());
+    return offset;
+  }
+  template <typename T>
+  std::size_t add(const std::vector<T>& values) {
+    return add(std::span<const T>(values));
+  }
+  template <typename T>
+  void write(std::size_t offset, const T& value) {
+    std::memcpy(bytes_.data() + offset, &value, sizeof(T));
+  }
+  std::vector<std::uint8_t>& bytes() { return bytes_; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+};
+
+struct ConversionOffsets {
+  std::size_t source_moduli, hat_inverse, hat_inverse_shoup, target_moduli, target_offsets,
+      hat_mod_target, minus_q;
+};
+
+ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
+  if (c.source_count() > static_cast<std::size_t>(kMaxConversionSources)) {
+    throw InvalidArgument("CUDA basis conversion: " + std::to_string(c.source_count()) +
+                          " sources (at most " + std::to_string(kMaxConversionSources) + ")");
+  }
+  std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
+  return {blob.add(c.source_moduli), blob.add(c.hat_inverse),   blob.add(c.hat_inverse_shoup),
+          blob.add(c.target_moduli), blob.add(offsets),         blob.add(c.hat_mod_target),
+          blob.add(c.minus_q_mod_target)};
+}
+
+DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, const std::uint8_t* base) {
+  DeviceConversion d;
+  d.sources = static_cast<int>(c.source_count());
+  d.targets = static_cast<int>(c.target_count());
+  d.source_moduli = reinterpret_cast<const Modulus<std::uint64_t>*>(base + o.source_moduli);
+  d.hat_inverse = reinterpret_cast<const std::uint64_t*>(base + o.hat_inverse);
+  d.hat_inverse_shoup = reinterpret_cast<const std::uint64_t*>(base + o.hat_inverse_shoup);
+  d.target_moduli = reinterpret_cast<const Modulus<std::uint64_t>*>(base + o.target_moduli);
+  d.target_offsets = reinterpret_cast<const std::uint32_t*>(base + o.target_offsets);
+  d.hat_mod_target = reinterpret_cast<const std::uint64_t*>(base + o.hat_mod_target);
+  d.minus_q_mod_target = reinterpret_cast<const std::uint64_t*>(base + o.minus_q);
+  return d;
+}
+
+struct ScaleDownOffsets {
+  ConversionOffsets conversion;
+  std::size_t inverse, inverse_shoup;
+};
+
+ScaleDownOffsets add_scale_down(BlobBuilder& blob, const RnsScaleDown& s) {
+  return {add_conversion(blob, s.dropped_to_kept), blob.add(s.inverse_mod_kept),
+          blob.add(s.inverse_mod_kept_shoup)};
+}
+
+DeviceScaleDown rebase(const RnsScaleDown& s, const ScaleDownOffsets& o, const std::uint8_t* base) {
+  DeviceScaleDown d;
+  d.conversion = rebase(s.dropped_to_kept, o.conversion, base);
+  d.inverse_mod_kept = reinterpret_cast<const std::uint64_t*>(base + o.inverse);
+  d.inverse_mod_kept_shoup = reinterpret_cast<const std::uint64_t*>(base + o.inverse_shoup);
+  d.kept_rows = static_cast<int>(s.kept_rows.count);
+  return d;
+}
+
+struct Layout {
+  BlobBuilder blob;
+  std::vector<ConversionOffsets> digits;
+  std::size_t digit_array = 0;
+  ScaleDownOffsets mod_down{};
+  ScaleDownOffsets rescale{};
+};
+
+Layout lay_out(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
+  Layout layout;
+  for (const KeySwitchDigit& digit : schedule.digits) layout.digits.push_back(add_conversion(layout.blob, digit.mod_up));
+  // Placeholder array of DeviceConversion, filled once the device base is known.
+  layout.digit_array =
+      layout.blob.add(std::vector<DeviceConversion>(schedule.digits.size()));
+  layout.mod_down = add_scale_down(layout.blob, schedule.mod_down);
+  if (rescale) layout.rescale = add_scale_down(layout.blob, *rescale);
+  return layout;
+}
+
+}  // namespace
+
+std::size_t level_constants_bytes(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
+  return lay_out(schedule, rescale).blob.bytes().size();
+}
+
+LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
+  Layout layout = lay_out(schedule, rescale);
+  LevelConstants out;
+  out.level = schedule.level;
+  out.first_digit = schedule.digits.front().index;
+  out.digit_count = static_cast<int>(schedule.digits.size());
+  out.blob = DeviceBuffer<std::uint8_t>(layout.blob.bytes().size(),
+                                        "key-switch constants of level " + std::to_string(schedule.level));
+  const std::uint8_t* base = out.blob.data();
+  for (std::size_t d = 0; d < schedule.digits.size(); ++d) {
+    const KeySwitchDigit& digit = schedule.digits[d];
+    DeviceConversion c = rebase(digit.mod_up, layout.digits[d], base);
+    // The digit's coefficient rows sit (first - level) rows into the input
+    // and keep their place in the extended buffer.
+    c.source_offset_rows = static_cast<int>(digit.q_rows.first - schedule.active_q_rows.first);
+    c.copy_offset_rows = static_cast<int>(digit.q_rows.first - schedule.extended_rows.first);
+    c.copy_sources = 1;
+    layout.blob.write(layout.digit_array + d * sizeof(DeviceConversion), c);
+  }
+  out.mod_up = reinterpret_cast<const DeviceConversion*>(base + layout.digit_array);
+  out.mod_down = rebase(schedule.mod_down, layout.mod_down, base);
+  if (rescale) {
+    out.rescale = rebase(*rescale, layout.rescale, base);
+    out.has_rescale = true;
+  }
+  out.blob.upload(layout.blob.bytes());
+  return out;
+}
+
+}  // namespace fhe::cuda

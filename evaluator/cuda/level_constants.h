@@ -1,0 +1,35 @@
+// Per-level device constants of the CUDA evaluator, built from the CPU's
+// KeySwitchSchedule (ModUp per digit, ModDown) and the rescale RnsScaleDown
+// of that level, uploaded once as one blob. All levels are uploaded when the
+// evaluator is built, so no operation allocates or copies from the host
+// (graph capture needs that).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "evaluator/cuda/device_conversion.h"
+#include "evaluator/key_switch_schedule.h"
+#include "evaluator/rns_scale_down.h"
+#include "fhe/cuda/device_buffer.h"
+
+namespace fhe::cuda {
+
+struct LevelConstants {
+  int level = 0;
+  int first_digit = 0;   // key component of active digit 0
+  int digit_count = 0;   // active digits
+  const DeviceConversion* mod_up = nullptr;  // device array [digit_count]
+  DeviceScaleDown mod_down;                  // extended rows -> rows level..L
+  DeviceScaleDown rescale;                   // drop row `level` (unset at the last level)
+  bool has_rescale = false;
+  DeviceBuffer<std::uint8_t> blob;           // owns every pointer above
+};
+
+// `rescale` may be null (the last level has nothing to rescale).
+LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale);
+
+// Bytes upload_level_constants will allocate for this level (memory estimate).
+std::size_t level_constants_bytes(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale);
+
+}  // namespace fhe::cuda

@@ -1,0 +1,48 @@
+// The default preset (logN 16, 35 Q + 4 P primes, dnum 10) on the CUDA
+// stable fallback: GPU words equal CPU words for the suite's primitives.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "evaluator/evaluator.h"
+#include "tests/evaluator/gpu/gpu_test_util.h"
+#include "tests/fhe/ckks_test_util.h"
+
+namespace fhe {
+namespace {
+
+TEST(CudaEvaluatorDefaultPreset, SameWordsAsCpu) {
+  FHE_SKIP_WITHOUT_GPU();
+  const std::vector<int> steps = {1, 2, 4, 8};
+  CkksEngine engine("slots32768-scale40-levels34-int64", {.device = "cuda:0", .seed = 34});
+  engine.generate_keys(steps);
+  const Evaluator cpu(engine);  // host plan of the same backend
+  const CudaEvaluator gpu(engine);
+  const auto x = testing::random_message(engine.slot_count(), 1), y = testing::random_message(engine.slot_count(), 2);
+  const Ciphertext cx = engine.encrypt_message(x), cy = engine.encrypt_message(y);
+  CudaCiphertext dx = gpu.make_ciphertext(), dy = gpu.make_ciphertext(), t = gpu.make_ciphertext(),
+                 out = gpu.make_ciphertext();
+  gpu.upload(cx, dx);
+  gpu.upload(cy, dy);
+  gpu.multiply_relinearize(dx, dy, t);
+  const Ciphertext product = cpu.multiply_relinearize(cx, cy);
+  EXPECT_TRUE(testing::same_words(gpu.download(t), product));
+  gpu.rescale(t, out);
+  const Ciphertext scaled = cpu.rescale(product);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), scaled));
+  std::vector<std::complex<double>> xy(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) xy[i] = x[i] * y[i];
+  EXPECT_LT(testing::max_abs_error(engine.decode(gpu.decrypt(out)), xy), 3e-5);
+  gpu.rotate(dx, 1, out);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.rotate(cx, 1)));
+  std::vector<CudaCiphertext> many;
+  for (std::size_t i = 0; i < steps.size(); ++i) many.push_back(gpu.make_ciphertext());
+  gpu.rotate_many_by_steps(dx, steps, many);
+  const auto expected = cpu.rotate_many_by_steps(cx, steps);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_TRUE(testing::same_words(gpu.download(many[i]), expected[i])) << "step " << steps[i];
+  }
+}
+
+}  // namespace
+}  // namespace fhe

@@ -1,0 +1,145 @@
+// Every operation of the CUDA evaluator on every backend compatible with a
+// small preset: the same words as the CPU Evaluator for the same seed, keys
+// and inputs, and decryption errors within the SPEC tolerances.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <vector>
+
+#include "evaluator/evaluator.h"
+#include "fhe/ntt/registry.h"
+#include "tests/evaluator/gpu/gpu_test_util.h"
+#include "tests/fhe/ckks_test_util.h"
+
+namespace fhe {
+namespace {
+
+using Message = std::vector<std::complex<double>>;
+constexpr const char* kPreset = "test-slots2048-scale40-levels6-int64";
+constexpr double kAddTolerance = 2e-5, kKeySwitchTolerance = 2e-5, kMultiplyTolerance = 3e-5;
+const std::vector<int> kSteps = {1, 2, 4, 8};
+
+Message rotated(const Message& x, int step) {
+  const auto slots = static_cast<int>(x.size());
+  Message out(x.size());
+  for (int i = 0; i < slots; ++i) out[i] = x[((i + step) % slots + slots) % slots];
+  return out;
+}
+
+class CudaEvaluatorWords : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
+  FHE_SKIP_WITHOUT_GPU();
+  const std::string backend = GetParam();
+  CkksEngine cpu_engine(kPreset, {.device = "cpu", .ntt_backend = backend, .seed = 2024});
+  CkksEngine gpu_engine(kPreset, {.device = "cuda:0", .ntt_backend = backend, .seed = 2024});
+  for (CkksEngine* e : {&cpu_engine, &gpu_engine}) e->generate_keys({1, 2, 4, 8, -3}, true);
+  ASSERT_EQ(cpu_engine.relinearization_key(), gpu_engine.relinearization_key());
+  const Evaluator cpu(cpu_engine);
+  const CudaEvaluator gpu(gpu_engine);
+
+  const Message x = testing::random_message(gpu_engine.slot_count(), 1);
+  const Message y = testing::random_message(gpu_engine.slot_count(), 2);
+  const Message w = testing::random_message(gpu_engine.slot_count(), 3);
+  const Ciphertext cx = cpu_engine.encrypt_message(x), cy = cpu_engine.encrypt_message(y);
+  ASSERT_EQ(gpu_engine.encrypt_message(x), cx);  // the engines' host work is identical
+  ASSERT_EQ(gpu_engine.encrypt_message(y), cy);
+  const Plaintext pw = cpu_engine.encode(w);
+
+  CudaCiphertext dx = gpu.make_ciphertext(), dy = gpu.make_ciphertext(), dw = gpu.make_ciphertext();
+  CudaCiphertext out = gpu.make_ciphertext(), out2 = gpu.make_ciphertext();
+  gpu.upload(cx, dx);
+  gpu.upload(cy, dy);
+  gpu.upload(pw, dw);
+  EXPECT_TRUE(testing::same_words(gpu.download(dx), cx));
+
+  auto check = [&](const char* name, const Ciphertext& expected_words, const Message& expected, double tol) {
+    const Ciphertext got = gpu.download(out);
+    EXPECT_TRUE(testing::same_words(got, expected_words)) << name << " on " << backend;
+    EXPECT_LT(testing::max_abs_error(gpu_engine.decrypt_message(got), expected), tol) << name;
+  };
+  Message sum(x.size()), diff(x.size()), neg(x.size()), xw(x.size()), xy(x.size()), conj(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sum[i] = x[i] + y[i], diff[i] = x[i] - y[i], neg[i] = -x[i];
+    xw[i] = x[i] * w[i], xy[i] = x[i] * y[i], conj[i] = std::conj(x[i]);
+  }
+  gpu.add(dx, dy, out);
+  check("add", cpu.add(cx, cy), sum, kAddTolerance);
+  gpu.sub(dx, dy, out);
+  check("sub", cpu.sub(cx, cy), diff, kAddTolerance);
+  gpu.negate(dx, out);
+  check("negate", cpu.negate(cx), neg, kAddTolerance);
+  gpu.multiply_plain(dx, dw, out2);
+  gpu.rescale(out2, out);
+  check("multiply_plain+rescale", cpu.rescale(cpu.multiply_plain(cx, pw)), xw, kMultiplyTolerance);
+  gpu.multiply(dx, dy, out);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.multiply(cx, cy))) << "multiply (3 parts)";
+  gpu.multiply_relinearize(dx, dy, out2);
+  EXPECT_TRUE(testing::same_words(gpu.download(out2), cpu.multiply_relinearize(cx, cy)));
+  gpu.rescale(out2, out);
+  check("multiply_relinearize+rescale", cpu.rescale(cpu.multiply_relinearize(cx, cy)), xy, kMultiplyTolerance);
+  for (int step : {1, -3}) {
+    gpu.rotate(dx, step, out);
+    check("rotate", cpu.rotate(cx, step), rotated(x, step), kKeySwitchTolerance);
+  }
+  gpu.conjugate(dx, out);
+  check("conjugate", cpu.conjugate(cx), conj, kKeySwitchTolerance);
+
+  std::vector<CudaCiphertext> many;
+  for (std::size_t i = 0; i < kSteps.size(); ++i) many.push_back(gpu.make_ciphertext());
+  gpu.rotate_many_by_steps(dx, kSteps, many);
+  const std::vector<Ciphertext> expected_many = cpu.rotate_many_by_steps(cx, kSteps);
+  for (std::size_t i = 0; i < kSteps.size(); ++i) {
+    const Ciphertext got = gpu.download(many[i]);
+    EXPECT_TRUE(testing::same_words(got, expected_many[i])) << "rotate_many step " << kSteps[i];
+    EXPECT_LT(testing::max_abs_error(gpu_engine.decrypt_message(got), rotated(x, kSteps[i])), kKeySwitchTolerance);
+  }
+
+  // Level-specific key switching: drop to level 3, then key switch there.
+  CudaCiphertext lx = gpu.make_ciphertext(), ly = gpu.make_ciphertext();
+  gpu.drop_level(dx, 3, lx);
+  gpu.drop_level(dy, 3, ly);
+  const Ciphertext cx3 = cpu.drop_level(cx, 3), cy3 = cpu.drop_level(cy, 3);
+  EXPECT_TRUE(testing::same_words(gpu.download(lx), cx3));
+  gpu.multiply_relinearize(lx, ly, out2);
+  gpu.rescale(out2, out);
+  check("level 3 multiply_relinearize+rescale", cpu.rescale(cpu.multiply_relinearize(cx3, cy3)), xy,
+        kMultiplyTolerance);
+  gpu.rotate(lx, 2, out);
+  check("level 3 rotate", cpu.rotate(cx3, 2), rotated(x, 2), kKeySwitchTolerance);
+
+  // Device decryption: the same plaintext words as the host decryptor.
+  const Plaintext decrypted = gpu.decrypt(dx);
+  EXPECT_EQ(decrypted, cpu_engine.decrypt(cx));
+}
+
+std::vector<std::string> compatible_backends() {
+  std::vector<std::string> names;
+  const int log_n = preset_by_name(kPreset).log_n;
+  for (const ntt::BackendInfo& b : ntt::all_backends()) {
+    if (ntt::compatibility(b, log_n).compatible) names.emplace_back(b.name);
+  }
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, CudaEvaluatorWords, ::testing::ValuesIn(compatible_backends()),
+                         [](const auto& info) { return info.param; });
+
+TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
+  CkksEngine cpu_engine(kPreset, {.seed = 1});
+  cpu_engine.generate_keys();
+  EXPECT_THROW(CudaEvaluator{cpu_engine}, InvalidArgument);
+  EXPECT_THROW(cpu_engine.device_plan(), InvalidArgument);
+  FHE_SKIP_WITHOUT_GPU();
+  CkksEngine engine(kPreset, {.device = "cuda:0", .seed = 1});
+  engine.generate_keys({1});
+  const CudaEvaluator gpu(engine);
+  CudaCiphertext a = gpu.make_ciphertext(), foreign(3, engine.ntt_plan().n());
+  gpu.upload(engine.encrypt_message(testing::random_message(engine.slot_count(), 4)), a);
+  EXPECT_THROW(gpu.add(a, a, foreign), InvalidArgument);
+  EXPECT_THROW(gpu.rotate(a, 5, a), InvalidArgument);  // no key for step 5
+  EXPECT_THROW(gpu.rescale(a, a), InvalidArgument);    // aliasing
+}
+
+}  // namespace
+}  // namespace fhe
