@@ -63,8 +63,9 @@ std::filesystem::path failing_input_path(const std::filesystem::path& output,
 
 RecommendPlan resolve_request(const RecommendOptions& options) {
   RecommendPlan plan;
-  suite_operations(options.suite);  // unknown suite: throws
+  require_known_suite(options.suite);
   plan.suite = options.suite;
+  const bool application = plan.suite == kApplicationSuite;
   plan.preset = &fhe::preset_by_name(options.preset);
   plan.device = resolve_device(options.device);
   plan.level = options.level;
@@ -72,27 +73,43 @@ RecommendPlan resolve_request(const RecommendOptions& options) {
     throw fhe::InvalidArgument("--level " + std::to_string(options.level) + " is outside 0.." +
                                std::to_string(plan.preset->levels) + " for preset " + plan.preset->name);
   if (plan.suite == kPrimitiveSuite) check_primitive_level(*plan.preset, plan.level);
+  std::optional<ApplicationWorkload> workload;
+  if (application) {
+    // The matvec runs at level 0; key switches take their levels from --levels.
+    if (options.level != 0)
+      throw fhe::InvalidArgument("--level does not apply to --suite application "
+                                 "(use --levels with --workload keyswitch)");
+    workload = resolve_application_workload(options.application, *plan.preset, plan.device);
+  } else {
+    reject_application_options(options.application, plan.suite);
+  }
   resolve_backends(options, *plan.preset, plan.device, plan);
   validate_harness_counts(options.warmup, options.runs, options.repetitions);
   plan.warmup = options.warmup;
   plan.runs = options.runs;
   plan.repetitions = options.repetitions;
+  plan.operations = workload ? application_operations(*workload) : suite_operations(plan.suite);
   plan.weights_text = options.weights;
-  plan.weights = parse_weights(options.weights, suite_operations(options.suite));
+  plan.weights = parse_weights(options.weights, plan.operations);
   plan.policy = parse_policy(options.policy);
   if (options.l2_flush != "on" && options.l2_flush != "off")
     throw fhe::InvalidArgument("--l2-flush must be 'on' or 'off', got '" + options.l2_flush + "'");
   plan.l2_flush = options.l2_flush == "on";
-  plan.output = options.output.empty() ? "ntt-recommendation-" + options.suite + ".json" : options.output;
+  std::string stem = "ntt-recommendation-" + options.suite;
+  if (workload) stem.append("-").append(workload_name(workload->kind));
+  plan.output = options.output.empty() ? stem + ".json" : options.output;
   check_output_path(plan.output);
   // The device last, so that plain input errors are reported without touching the driver.
   fhe::require_device(plan.device);
+  if (workload) plan.application = plan_application(*workload, *plan.preset, plan.device, plan.backends.size());
   if (options.seed) {
     plan.seed = *options.seed;
   } else {
     std::random_device entropy;
     plan.seed = (std::uint64_t{entropy()} << 32) | entropy();
   }
+  // The matvec's matrix and vector are drawn from the run's seed, like its keys.
+  if (plan.application) plan.application->workload.matvec.seed = plan.seed;
   return plan;
 }
 

@@ -1,6 +1,7 @@
 // The options of `fhelium benchmark recommend ntt` and their resolution into
 // a validated plan. Everything the run needs is checked here, before any
-// timing: names, device, level, backends, counts, weights, policy, output.
+// timing: names, device, level, backends, counts, the application workload
+// and its memory plan, weights, policy, output.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "fhe/core/device.h"
 #include "fhe/params/preset.h"
+#include "recommend/application_request.h"
 #include "recommend/decision.h"
 #include "recommend/weights.h"
 
@@ -29,7 +31,8 @@ struct RecommendOptions {
   std::string weights;  // "op=w,..."; empty: equal weights
   std::string policy = "documented";
   std::string l2_flush = "off";
-  std::string output;  // empty: ntt-recommendation-<suite>.json here
+  std::string output;  // empty: ntt-recommendation-<suite>[-<workload>].json here
+  ApplicationOptions application;  // --workload and its options (application suite only)
 };
 
 struct RejectedBackend {
@@ -43,6 +46,8 @@ struct RecommendPlan {
   fhe::DeviceSpec device;
   std::vector<std::string> backends;      // unique, compatible, in list order
   std::vector<RejectedBackend> rejected;  // explicit names that are incompatible
+  std::vector<std::string> operations;   // what the suite will time, known before it is built
+  std::optional<ApplicationPlan> application;  // the application suite only
   int warmup = 0, runs = 0, repetitions = 0, level = 0;
   std::uint64_t seed = 0;
   std::string weights_text;

@@ -4,6 +4,7 @@
 #include "fhe/core/build_info.h"
 #include "fhe/core/error.h"
 #include "fhe/ntt/backend.h"
+#include "recommend/application_suite.h"
 #include "recommend/atomic_file.h"
 #include "recommend/document_scoring.h"
 #include "recommend/evidence.h"
@@ -27,31 +28,34 @@ nlohmann::json metadata_json(const RecommendPlan& plan, const Suite& suite,
   nlohmann::json rejected = nlohmann::json::array();
   for (const RejectedBackend& r : plan.rejected)
     rejected.push_back({{"backend", r.backend}, {"reason", r.reason}});
-  return {{"suite", suite.name()},
-          {"preset", plan.preset->name},
-          {"device", plan.device.str()},
-          {"backends", plan.backends},
-          {"rejected_backends", rejected},
-          {"operations", suite.operations()},
-          {"warmup", plan.warmup},
-          {"runs", plan.runs},
-          {"repetitions", plan.repetitions},
-          {"seed", plan.seed},
-          {"level", plan.level},
-          {"active_rows", {{"first", rows.first}, {"count", rows.count}}},
-          {"ring_degree", plan.preset->n()},
-          {"weights_text", plan.weights_text},
-          {"policy", policy_name(plan.policy)},
-          {"l2_flush", harness.l2_flush},
-          {"timer", harness.timer},
-          {"clock_probe", harness.clock_probe},
-          {"max_sm_clock_mhz", harness.max_sm_clock_mhz > 0 ? nlohmann::json(harness.max_sm_clock_mhz)
-                                                             : nlohmann::json(nullptr)},
-          {"measurement_orders", harness.measurement_orders},
-          {"timed_boundary",
-           {{"includes", boundary.includes},
-            {"excludes", boundary.excludes},
-            {"synchronisation", boundary.synchronisation}}}};
+  nlohmann::json metadata = {{"suite", suite.name()},
+                             {"preset", plan.preset->name},
+                             {"device", plan.device.str()},
+                             {"backends", plan.backends},
+                             {"rejected_backends", rejected},
+                             {"operations", suite.operations()},
+                             {"warmup", plan.warmup},
+                             {"runs", plan.runs},
+                             {"repetitions", plan.repetitions},
+                             {"seed", plan.seed},
+                             {"level", plan.level},
+                             {"active_rows", {{"first", rows.first}, {"count", rows.count}}},
+                             {"ring_degree", plan.preset->n()},
+                             {"weights_text", plan.weights_text},
+                             {"policy", policy_name(plan.policy)},
+                             {"l2_flush", harness.l2_flush},
+                             {"timer", harness.timer},
+                             {"clock_probe", harness.clock_probe},
+                             {"max_sm_clock_mhz", harness.max_sm_clock_mhz > 0
+                                                      ? nlohmann::json(harness.max_sm_clock_mhz)
+                                                      : nlohmann::json(nullptr)},
+                             {"measurement_orders", harness.measurement_orders},
+                             {"timed_boundary",
+                              {{"includes", boundary.includes},
+                               {"excludes", boundary.excludes},
+                               {"synchronisation", boundary.synchronisation}}}};
+  if (plan.application) metadata.update(application_metadata(*plan.application));
+  return metadata;
 }
 
 }  // namespace
@@ -61,6 +65,8 @@ std::unique_ptr<Suite> make_suite(const RecommendPlan& plan) {
     return std::make_unique<KernelSuite>(*plan.preset, plan.device, plan.level, plan.seed);
   if (plan.suite == kPrimitiveSuite)
     return make_primitive_suite(*plan.preset, plan.device, plan.level, plan.seed);
+  if (plan.suite == kApplicationSuite && plan.application)
+    return make_application_suite(*plan.preset, plan.device, plan.application->workload, plan.seed);
   throw fhe::InvalidArgument("unknown suite '" + plan.suite + "'");
 }
 

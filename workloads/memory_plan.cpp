@@ -1,6 +1,7 @@
 // Memory estimates of the application workloads.
 #include "workloads/memory_plan.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "fhe/core/error.h"
@@ -60,6 +61,39 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   return plan;
 }
 
+MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels) {
+  std::size_t inputs = 0;
+  int lowest_level = preset.levels;
+  for (int level : levels) {
+    // fresh (2 parts) + product (3 parts) = 2.5 two-part ciphertexts.
+    inputs += ciphertext_bytes(preset, level) * 5 / 2;
+    lowest_level = std::min(lowest_level, level);
+  }
+  const std::size_t digits = static_cast<std::size_t>(preset.dnum()) * preset.qp_rows() * preset.n() * 8;
+  MemoryPlan plan;
+  plan.items.push_back({"keys", 2 * key_switch_key_bytes(preset)});
+  plan.items.push_back({"inputs", inputs});
+  plan.items.push_back(
+      {"workspaces", digits + (levels.empty() ? 0 : ciphertext_bytes(preset, lowest_level))});
+  return plan;
+}
+
+namespace {
+
+std::string refusal(const Preset& preset, const MemoryPlan& plan, const std::string& what,
+                    std::size_t available_bytes, const std::string& device_name) {
+  return what + " at " + preset.name + " needs " + plan.summary() + " but " + device_name + " has " +
+         format_bytes(available_bytes) + " free";
+}
+
+}  // namespace
+
+void require_plan_fits(const Preset& preset, const MemoryPlan& plan, const std::string& what,
+                       std::size_t available_bytes, const std::string& device_name) {
+  if (plan.total_bytes() > available_bytes)
+    throw DeviceError(refusal(preset, plan, what, available_bytes, device_name));
+}
+
 void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t available_bytes,
                   const std::string& device_name) {
   const MemoryPlan plan = plan_matvec_memory(preset, config);
@@ -83,9 +117,8 @@ void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t 
       }
     }
   }
-  throw DeviceError("matvec " + std::to_string(config.dim) + "x" + std::to_string(config.dim) +
-                    " at " + preset.name + " needs " + plan.summary() + " but " + device_name +
-                    " has " + format_bytes(available_bytes) + " free; largest that fits: " +
+  const std::string what = "matvec " + std::to_string(config.dim) + "x" + std::to_string(config.dim);
+  throw DeviceError(refusal(preset, plan, what, available_bytes, device_name) + "; largest that fits: " +
                     (suggestion.empty() ? "none (the keys alone exceed it)" : suggestion));
 }
 

@@ -34,11 +34,21 @@ std::size_t ciphertext_bytes(const Preset& preset, int level);
 // chunk per worker, and the accumulators.
 MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config);
 
+// Keys (relinearization + the Galois key of one rotation step), the inputs
+// prepared at every level (a fresh 2-part ciphertext and its 3-part
+// product) and one key switch's workspace (the decomposed digits over QP
+// rows and the output ciphertext).
+MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels);
+
 // Throws DeviceError when `plan` exceeds `available_bytes`, naming what is
 // needed, what is free and the largest hoist (and, failing that, dimension)
 // of `config` that would fit.
 void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t available_bytes,
                   const std::string& device_name);
+// The same refusal for any plan, without a suggestion: "<what> at <preset>
+// needs <summary> but <device_name> has <free> free".
+void require_plan_fits(const Preset& preset, const MemoryPlan& plan, const std::string& what,
+                       std::size_t available_bytes, const std::string& device_name);
 
 std::string format_bytes(std::size_t bytes);
 

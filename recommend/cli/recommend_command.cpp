@@ -18,6 +18,26 @@ void show_progress(const std::string& line) {
   std::cerr << "\r\033[K" << line << std::flush;
 }
 
+// --workload and the options of the application suite's workloads.
+void add_application_options(CLI::App& command, ApplicationOptions& application) {
+  command.add_option("--workload", application.workload, "application suite: matvec or keyswitch");
+  command.add_option("--dim", application.dim, "matvec: matrix dimension d (power of two)")
+      ->capture_default_str();
+  command.add_option("--method", application.method, "matvec: diagonal or bsgs")->capture_default_str();
+  command.add_option("--diagonal-policy", application.diagonal_policy, "matvec: batch or loop")
+      ->capture_default_str();
+  command.add_option("--hoist", application.hoist, "matvec: rotations per hoisted decomposition")
+      ->capture_default_str();
+  command.add_option("--batch", application.batch, "matvec: products per rescale under batch")
+      ->capture_default_str();
+  command.add_option("--workers", application.workers, "matvec: rotation-parallel workers")
+      ->capture_default_str();
+  command.add_option("--graph", application.graph, "matvec: on|off, CUDA graph capture (CUDA only)");
+  command.add_option("--levels", application.levels, "keyswitch: comma-separated levels, e.g. 0,17,33")
+      ->capture_default_str();
+  command.add_option("--step", application.step, "keyswitch: rotation step")->capture_default_str();
+}
+
 }  // namespace
 
 void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& argv) {
@@ -27,7 +47,8 @@ void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& 
       "ntt", "Screen NTT backends with a suite, rank them and write JSON evidence");
   auto options = std::make_shared<RecommendOptions>();
   auto seed = std::make_shared<std::uint64_t>(0);
-  command->add_option("--suite", options->suite, "kernel or ckks-primitive")->capture_default_str();
+  command->add_option("--suite", options->suite, "kernel, ckks-primitive or application")
+      ->capture_default_str();
   command->add_option("--preset", options->preset, "Preset name")->capture_default_str();
   command->add_option("--device", options->device, "cpu or cuda:N (default: cuda:0 when a GPU is present, else cpu)");
   command->add_option("--backend", options->backends,
@@ -39,14 +60,20 @@ void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& 
   command->add_option("--repetitions", options->repetitions, "Repetitions (backend order rotated each)")
       ->capture_default_str();
   command->add_option("--seed", *seed, "Seed of inputs, keys and bootstrap (default: random, recorded)");
-  command->add_option("--level", options->level, "Time the active rows of this level")->capture_default_str();
+  command->add_option("--level", options->level, "Time the active rows of this level (kernel, ckks-primitive)")
+      ->capture_default_str();
   command->add_option("--weights", options->weights, "Operation weights op=w,... (default: equal)");
   command->add_option("--policy", options->policy, "documented or strict")->capture_default_str();
   command->add_option("--l2-flush", options->l2_flush, "on or off: flush L2 before each GPU sample")
       ->capture_default_str();
-  command->add_option("--output", options->output, "Evidence JSON (default: ntt-recommendation-<suite>.json)");
+  command->add_option("--output", options->output,
+                      "Evidence JSON (default: ntt-recommendation-<suite>[-<workload>].json)");
+  add_application_options(*command, options->application);
   command->callback([options, seed, command, argv] {
     if (command->count("--seed") > 0) options->seed = *seed;
+    for (const auto* names : {&kMatvecOptionNames, &kKeySwitchOptionNames})
+      for (const std::string& name : *names)
+        if (command->count(name) > 0) options->application.given.push_back(name);
     const RecommendPlan plan = resolve_request(*options);  // all validation, before any timing
     for (const RejectedBackend& r : plan.rejected)
       std::cerr << "fhelium: note: backend " << r.backend << " rejected: " << r.reason << '\n';

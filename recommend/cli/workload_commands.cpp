@@ -1,9 +1,9 @@
 // `fhelium workload matvec` and `fhelium workload keyswitch`: run one
 // application workload, print latency (median of timed runs after a
-// warm-up), the memory plan and max_abs_error.
+// warm-up), the memory plan and max_abs_error. On cuda:N the matvec runs
+// as CudaMatvec: graph replays and eager runs, both timed with CUDA events.
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -12,12 +12,17 @@
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
 #include "fhe/ntt/registry.h"
+#include "recommend/application_request.h"
 #include "recommend/cli/commands.h"
+#include "recommend/device_memory.h"
 #include "recommend/text_table.h"
 #include "workloads/keyswitch/keyswitch_workload.h"
 #include "workloads/matvec/matvec_problem.h"
 #include "workloads/matvec/matvec_workload.h"
 #include "workloads/memory_plan.h"
+#if FHELIUM_HAS_CUDA
+#include "workloads/matvec/cuda_matvec.h"
+#endif
 
 namespace fhelium::cli {
 namespace {
@@ -46,18 +51,6 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
 void validate_counts(const CommonOptions& options) {
   if (options.warmup < 0) throw fhe::InvalidArgument("--warmup must not be negative");
   if (options.runs < 1) throw fhe::InvalidArgument("--runs must be at least 1");
-}
-
-// Bytes the host can still give; the CPU "device" is checked like a GPU.
-std::size_t available_host_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::size_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return static_cast<std::size_t>(-1);
 }
 
 std::unique_ptr<fhe::CkksEngine> make_engine(const CommonOptions& options) {
@@ -94,48 +87,136 @@ struct MatvecOptions {
   fhe::workloads::MatvecConfig config;
 };
 
+void check_matvec_error(double error) {
+  if (error > 5e-5) {
+    std::cerr << "fhelium: matvec error " << error << " exceeds the 5e-5 tolerance\n";
+    throw CommandExit{1};
+  }
+}
+
+nlohmann::json matvec_json(const MatvecOptions& options, const fhe::DeviceSpec& device, const fhe::CkksEngine& engine,
+                           bool graph, const fhe::workloads::MemoryPlan& plan) {
+  return {{"workload", "matvec"},
+          {"device", device.str()},
+          {"preset", engine.preset().name},
+          {"ntt_backend", engine.ntt_backend()},
+          {"dim", options.config.dim},
+          {"method", fhe::workloads::method_name(options.config.method)},
+          {"policy", fhe::workloads::policy_name(options.config.policy)},
+          {"hoist", options.config.hoist},
+          {"batch", options.config.batch},
+          {"workers", options.config.workers},
+          {"graph", graph ? "on" : "off"},
+          {"rotations", fhe::workloads::matvec_rotation_count(options.config)},
+          {"memory_bytes", plan.total_bytes()},
+          {"memory_plan", plan.summary()}};
+}
+
+#if FHELIUM_HAS_CUDA
+bool same_words(const fhe::Ciphertext& a, const fhe::Ciphertext& b) {
+  if (a.level != b.level || a.size() != b.size()) return false;
+  for (std::size_t p = 0; p < a.size(); ++p) {
+    if (a.parts[p].words() != b.parts[p].words()) return false;
+  }
+  return true;
+}
+
+// Graph replays and eager runs of one staged input, each sample timed with
+// CUDA events around the launch only (staging precedes it). Both are always
+// measured so the replay/eager factor and word equality come with every run.
+void run_matvec_cuda(const MatvecOptions& options, fhe::CkksEngine& engine, bool graph,
+                     const fhe::workloads::MemoryPlan& plan) {
+  fhe::workloads::CudaMatvec matvec(engine, options.config);
+  const fhe::Ciphertext input = engine.encrypt_message(matvec.problem().input_slots());
+  auto time_mode = [&](bool replay, fhe::Ciphertext& result) {
+    std::vector<double> samples;
+    for (int i = 0; i < options.common.warmup + options.common.runs; ++i) {
+      matvec.stage(input);
+      const double ms = matvec.time_launch_ms(replay);
+      if (i >= options.common.warmup) samples.push_back(ms);
+    }
+    result = matvec.download_result();
+    return samples;
+  };
+  fhe::Ciphertext graph_result, eager_result;
+  const auto graph_ms = time_mode(true, graph_result);
+  const auto eager_ms = time_mode(false, eager_result);
+  const double error = matvec.max_abs_error(graph ? graph_result : eager_result);
+  const bool equal = same_words(graph_result, eager_result);
+  // The byte floor: every rotation streams one level-0 Galois key.
+  const double key_bytes = static_cast<double>(matvec.rotation_count()) *
+                           static_cast<double>(fhe::workloads::key_switch_key_bytes(engine.preset()));
+  const double floor_ms = key_bytes / 4e12 * 1e3;
+  const auto& samples = graph ? graph_ms : eager_ms;
+  nlohmann::json out = matvec_json(options, fhe::parse_device(options.common.device), engine, graph, plan);
+  out.update({{"samples_ms", samples},
+              {"median_ms", median(samples)},
+              {"graph_samples_ms", graph_ms},
+              {"graph_median_ms", median(graph_ms)},
+              {"eager_samples_ms", eager_ms},
+              {"eager_median_ms", median(eager_ms)},
+              {"eager_over_graph", median(eager_ms) / median(graph_ms)},
+              {"graph_equals_eager", equal},
+              {"rotation_key_bytes", key_bytes},
+              {"key_floor_ms_at_4TBps", floor_ms},
+              {"timing", "CUDA events around one launch; input staged before each sample"},
+              {"max_abs_error", error}});
+  if (options.common.json) {
+    std::cout << out.dump(2) << '\n';
+  } else {
+    std::cout << "matvec " << options.config.dim << "x" << options.config.dim << " "
+              << out["method"].get<std::string>() << "/" << out["policy"].get<std::string>() << " on "
+              << out["device"].get<std::string>() << ", " << engine.preset().name << ", " << engine.ntt_backend()
+              << ", " << matvec.rotation_count() << " rotations, " << options.config.workers << " worker(s)\n"
+              << "latency (graph " << (graph ? "on" : "off") << "): " << format_number(median(samples), 3)
+              << " ms (median of " << samples.size() << ", CUDA events)\n"
+              << "graph replay: " << format_number(median(graph_ms), 3) << " ms, eager: "
+              << format_number(median(eager_ms), 3) << " ms, eager/replay "
+              << format_number(median(eager_ms) / median(graph_ms), 2) << "x, words equal: "
+              << (equal ? "yes" : "NO") << "\n"
+              << "key byte floor: " << format_number(floor_ms, 2) << " ms at 4 TB/s ("
+              << format_number(key_bytes / (1u << 30), 1) << " GiB of rotation keys)\n"
+              << "memory: " << plan.summary() << "\n"
+              << "max_abs_error: " << format_scientific(error, 3) << "\n";
+  }
+  if (!equal) {
+    std::cerr << "fhelium: graph replay and eager results differ\n";
+    throw CommandExit{1};
+  }
+  check_matvec_error(error);
+}
+#else
+void run_matvec_cuda(const MatvecOptions&, fhe::CkksEngine&, bool, const fhe::workloads::MemoryPlan&) {
+  throw fhe::InvalidArgument("this fhelium was built without CUDA");
+}
+#endif
+
 void run_matvec(MatvecOptions& options) {
   validate_counts(options.common);
   options.config.method = fhe::workloads::parse_method(options.method);
   options.config.policy = fhe::workloads::parse_policy(options.policy);
   const fhe::DeviceSpec device = fhe::parse_device(options.common.device);
-  if (!options.graph.empty() && options.graph != "on" && options.graph != "off") {
-    throw fhe::InvalidArgument("--graph must be on or off");
-  }
-  if (options.graph == "on" && device.kind == fhe::DeviceKind::cpu) {
-    throw fhe::InvalidArgument("--graph on needs a CUDA device (graph capture is a CUDA feature)");
-  }
+  const bool graph = parse_graph_option(options.graph, device);
   const fhe::Preset& preset = fhe::preset_by_name(options.common.preset);
   fhe::workloads::validate(options.config, preset.slots());
   const auto plan = fhe::workloads::plan_matvec_memory(preset, options.config);
-  if (device.kind == fhe::DeviceKind::cpu) {
-    fhe::workloads::require_fits(preset, options.config, available_host_bytes(), "the host");
-  }
+  fhe::require_device(device);
+  const DeviceMemory memory = available_device_memory(device);
+  fhe::workloads::require_fits(preset, options.config, memory.available_bytes, memory.description);
   auto engine = make_engine(options.common);
   engine->generate_keys(fhe::workloads::matvec_rotation_steps(options.config));
+  if (device.kind == fhe::DeviceKind::cuda) {
+    run_matvec_cuda(options, *engine, graph, plan);
+    return;
+  }
   fhe::workloads::MatvecWorkload workload(*engine, options.config);
   const fhe::Ciphertext input = workload.encrypt_input();
   fhe::Ciphertext output;
   const auto samples = time_runs_ms(options.common, [&] { output = workload.run(input); });
   const double error = workload.max_abs_error(output);
 
-  nlohmann::json out = {{"workload", "matvec"},
-                        {"device", device.str()},
-                        {"preset", preset.name},
-                        {"ntt_backend", engine->ntt_backend()},
-                        {"dim", options.config.dim},
-                        {"method", fhe::workloads::method_name(options.config.method)},
-                        {"policy", fhe::workloads::policy_name(options.config.policy)},
-                        {"hoist", options.config.hoist},
-                        {"batch", options.config.batch},
-                        {"workers", options.config.workers},
-                        {"graph", device.kind == fhe::DeviceKind::cpu ? "off" : options.graph},
-                        {"rotations", workload.rotation_count()},
-                        {"samples_ms", samples},
-                        {"median_ms", median(samples)},
-                        {"memory_bytes", plan.total_bytes()},
-                        {"memory_plan", plan.summary()},
-                        {"max_abs_error", error}};
+  nlohmann::json out = matvec_json(options, device, *engine, graph, plan);
+  out.update({{"samples_ms", samples}, {"median_ms", median(samples)}, {"max_abs_error", error}});
   if (options.common.json) {
     std::cout << out.dump(2) << '\n';
   } else {
@@ -148,10 +229,7 @@ void run_matvec(MatvecOptions& options) {
               << "memory: " << plan.summary() << "\n"
               << "max_abs_error: " << format_scientific(error, 3) << "\n";
   }
-  if (error > 5e-5) {
-    std::cerr << "fhelium: matvec error " << error << " exceeds the 5e-5 tolerance\n";
-    throw CommandExit{1};
-  }
+  check_matvec_error(error);
 }
 
 struct KeySwitchOptions {
@@ -164,6 +242,11 @@ void run_keyswitch(KeySwitchOptions& options) {
   validate_counts(options.common);
   const fhe::Preset& preset = fhe::preset_by_name(options.common.preset);
   const std::vector<int> levels = fhe::workloads::parse_levels(options.levels, preset.levels);
+  const fhe::DeviceSpec device = fhe::parse_device(options.common.device);
+  const auto plan = fhe::workloads::plan_keyswitch_memory(preset, levels);
+  fhe::require_device(device);
+  const DeviceMemory memory = available_device_memory(device);
+  fhe::workloads::require_plan_fits(preset, plan, "keyswitch", memory.available_bytes, memory.description);
   auto engine = make_engine(options.common);
   engine->generate_keys({options.rotation_step});
   fhe::workloads::KeySwitchWorkload workload(*engine, levels, options.rotation_step);
@@ -185,20 +268,19 @@ void run_keyswitch(KeySwitchOptions& options) {
                     {"median_ms", median(samples)},
                     {"max_abs_error", error}});
   }
-  const std::size_t key_bytes = 2 * fhe::workloads::key_switch_key_bytes(preset);
   if (options.common.json) {
     std::cout << nlohmann::json{{"workload", "keyswitch"},
                                 {"device", options.common.device},
                                 {"preset", preset.name},
                                 {"ntt_backend", engine->ntt_backend()},
-                                {"memory_bytes", key_bytes},
+                                {"memory_bytes", plan.total_bytes()},
+                                {"memory_plan", plan.summary()},
                                 {"operations", rows}}
                      .dump(2)
               << '\n';
   } else {
     std::cout << "keyswitch on " << options.common.device << ", " << preset.name << ", "
-              << engine->ntt_backend() << "; keys " << fhe::workloads::format_bytes(key_bytes)
-              << "\n";
+              << engine->ntt_backend() << "; memory: " << plan.summary() << "\n";
     table.print(std::cout);
   }
   if (!within_tolerance) {

@@ -73,7 +73,8 @@ class RecommendCli : public ::testing::Test {
 };
 
 TEST_F(RecommendCli, BadNamesAreRejected) {
-  expect_rejected(recommend_args({{"--suite", "application"}}), "unknown suite 'application'");
+  expect_rejected(recommend_args({{"--suite", "apps"}}),
+                  "unknown suite 'apps' (known: kernel, ckks-primitive, application)");
   expect_rejected(recommend_args({{"--preset", "slots1-scale1"}}), "unknown preset 'slots1-scale1'");
   expect_rejected(recommend_args({}, "--backend radix3_compact --backend radix2_indexed"),
                   "unknown NTT backend 'radix3_compact'");
@@ -94,6 +95,48 @@ TEST_F(RecommendCli, TooFewBackendsAndBadCountsAreRejected) {
   expect_rejected(recommend_args({{"--runs", "0"}}), "--runs must be >= 1");
   expect_rejected(recommend_args({{"--repetitions", "0"}}), "--repetitions must be >= 1");
   expect_rejected(recommend_args({{"--warmup", "-1"}}), "--warmup must be >= 0");
+}
+
+TEST_F(RecommendCli, BadApplicationInputIsRejected) {
+  auto matvec = [&](std::map<std::string, std::string> extra) {
+    extra.emplace("--suite", "application");
+    extra.emplace("--workload", "matvec");
+    return recommend_args(extra);
+  };
+  expect_rejected(recommend_args({{"--suite", "application"}}), "--suite application needs --workload");
+  expect_rejected(matvec({{"--workload", "dense"}}), "unknown workload 'dense' (known: matvec, keyswitch)");
+  expect_rejected(matvec({{"--dim", "12"}}), "matvec dimension 12 must be a power of two");
+  expect_rejected(matvec({{"--hoist", "0"}}), "--hoist must be at least 1");
+  expect_rejected(matvec({{"--workers", "0"}}), "--workers must be at least 1");
+  expect_rejected(matvec({{"--method", "dense"}}), "unknown matvec method 'dense'");
+  expect_rejected(matvec({{"--diagonal-policy", "stream"}}), "unknown diagonal policy 'stream'");
+  expect_rejected(matvec({{"--graph", "on"}}), "--graph on needs a CUDA device");
+  expect_rejected(matvec({{"--levels", "0,1"}}), "--levels does not apply to --workload matvec");
+  expect_rejected(matvec({{"--workload", "keyswitch"}, {"--levels", "0,4"}}), "level 4 is outside [0, 3]");
+  expect_rejected(matvec({{"--workload", "keyswitch"}, {"--dim", "16"}}),
+                  "--dim does not apply to --workload keyswitch");
+  expect_rejected(recommend_args({{"--workload", "matvec"}}), "--workload applies only to --suite application");
+  expect_rejected(recommend_args({{"--hoist", "4"}}), "--hoist applies only to --suite application");
+  // About 2 TiB of Galois keys per backend: refused before anything is built.
+  expect_rejected(matvec({{"--preset", "slots65536-scale40-levels72-int64"}, {"--dim", "1024"}}),
+                  "backends are held at once) has");
+}
+
+TEST_F(RecommendCli, SmallKeySwitchApplicationRun) {
+  const Outcome outcome = run(
+      recommend_args({{"--suite", "application"}, {"--workload", "keyswitch"}, {"--levels", "2,0"},
+                      {"--step", "-3"}, {"--seed", "4"}},
+                     "--backend radix2_indexed --backend radix2_compact_group8_smem8"));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_NE(outcome.out.find("rotate@level2 ms"), std::string::npos) << outcome.out;
+  EXPECT_NE(outcome.out.find("recommended: "), std::string::npos) << outcome.out;
+  const nlohmann::json doc = nlohmann::json::parse(read_all(output_));
+  EXPECT_EQ(doc["metadata"]["suite"], "application");
+  EXPECT_EQ(doc["metadata"]["operations"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"relinearize@level0", "rotate@level0", "relinearize@level2", "rotate@level2"}));
+  EXPECT_EQ(doc["metadata"]["workload"]["rotation_step"], -3);
+  EXPECT_EQ(doc["evidence"].size(), 2u * 4u);
+  for (const auto& c : doc["correctness"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
 }
 
 TEST_F(RecommendCli, UnwritableOutputsAreRejected) {

@@ -15,6 +15,15 @@ std::string KeySwitchOperation::name() const {
          std::to_string(level);
 }
 
+std::vector<KeySwitchOperation> key_switch_operations(const std::vector<int>& levels) {
+  std::vector<KeySwitchOperation> operations;
+  for (int level : levels) {
+    operations.push_back({KeySwitchKind::relinearize, level});
+    operations.push_back({KeySwitchKind::rotate, level});
+  }
+  return operations;
+}
+
 std::vector<int> parse_levels(std::string_view text, int levels) {
   std::vector<int> out;
   std::size_t start = 0;
@@ -54,9 +63,8 @@ KeySwitchWorkload::KeySwitchWorkload(CkksEngine& engine, std::vector<int> levels
     in.fresh = engine_.encrypt_message(in.values, level);
     in.product = evaluator_->multiply(in.fresh, in.fresh);
     inputs_.push_back(std::move(in));
-    operations_.push_back({KeySwitchKind::relinearize, level});
-    operations_.push_back({KeySwitchKind::rotate, level});
   }
+  operations_ = key_switch_operations(levels);
 }
 
 const KeySwitchWorkload::LevelInput& KeySwitchWorkload::input(int level) const {

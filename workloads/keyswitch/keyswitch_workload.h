@@ -23,6 +23,11 @@ struct KeySwitchOperation {
   std::string name() const;  // e.g. "relinearize@level17"
 };
 
+// The operations of a workload over `levels`, in its order: relinearize
+// then rotate, level by level. Known before any engine exists, so that a
+// benchmark can validate operation names first.
+std::vector<KeySwitchOperation> key_switch_operations(const std::vector<int>& levels);
+
 // "0,17,33" -> {0, 17, 33}: sorted, unique, each in [0, L-1] (a level must
 // keep two Q rows for the product's rescale to exist). Throws InvalidArgument.
 std::vector<int> parse_levels(std::string_view text, int levels);

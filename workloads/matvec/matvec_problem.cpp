@@ -53,6 +53,12 @@ int bsgs_baby_steps(int dim) {
   return g;
 }
 
+int matvec_rotation_count(const MatvecConfig& config) {
+  if (config.method == MatvecMethod::diagonal) return config.dim - 1;
+  const int g = bsgs_baby_steps(config.dim);
+  return (g - 1) + (config.dim / g - 1);
+}
+
 std::vector<int> matvec_rotation_steps(const MatvecConfig& config) {
   std::vector<int> steps;
   if (config.method == MatvecMethod::diagonal) {

@@ -36,6 +36,10 @@ MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed
 // nearest sqrt(d) (g >= d / g).
 int bsgs_baby_steps(int dim);
 
+// Ciphertext rotations one product performs: d - 1 (diagonal) or
+// (g - 1) baby + (d/g - 1) giant steps (bsgs).
+int matvec_rotation_count(const MatvecConfig& config);
+
 // Rotation steps whose Galois keys a method needs (sorted, no zero).
 std::vector<int> matvec_rotation_steps(const MatvecConfig& config);
 

@@ -119,11 +119,7 @@ MatvecWorkload::MatvecWorkload(CkksEngine& engine, MatvecConfig config)
   }
 }
 
-int MatvecWorkload::rotation_count() const {
-  if (config_.method == MatvecMethod::diagonal) return config_.dim - 1;
-  const int g = bsgs_baby_steps(config_.dim);
-  return (g - 1) + (config_.dim / g - 1);
-}
+int MatvecWorkload::rotation_count() const { return matvec_rotation_count(config_); }
 
 Ciphertext MatvecWorkload::encrypt_input() { return engine_.encrypt_message(problem_.input_slots()); }
 

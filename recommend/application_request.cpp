@@ -1,0 +1,118 @@
+// Validation and memory planning of the application suite's options.
+#include "recommend/application_request.h"
+
+#include <algorithm>
+
+#include "fhe/core/error.h"
+#include "recommend/application_runner.h"
+#include "workloads/keyswitch/keyswitch_workload.h"
+
+namespace fhelium {
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// The first given option that is not in `allowed`, or "".
+std::string first_foreign(const ApplicationOptions& options, const std::vector<std::string>& allowed) {
+  for (const std::string& option : options.given)
+    if (!contains(allowed, option)) return option;
+  return "";
+}
+
+}  // namespace
+
+bool parse_graph_option(const std::string& text, const fhe::DeviceSpec& device) {
+  if (text.empty()) return device.kind == fhe::DeviceKind::cuda;
+  if (text != "on" && text != "off")
+    throw fhe::InvalidArgument("--graph must be 'on' or 'off', got '" + text + "'");
+  if (text == "on" && device.kind != fhe::DeviceKind::cuda)
+    throw fhe::InvalidArgument("--graph on needs a CUDA device (graph capture is a CUDA feature), got " +
+                               device.str());
+  return text == "on";
+}
+
+void reject_application_options(const ApplicationOptions& options, const std::string& suite) {
+  if (!options.workload.empty() || !options.given.empty()) {
+    const std::string option = options.given.empty() ? "--workload" : options.given.front();
+    throw fhe::InvalidArgument(option + " applies only to --suite application, not to --suite " + suite);
+  }
+}
+
+ApplicationWorkload resolve_application_workload(const ApplicationOptions& options,
+                                                 const fhe::Preset& preset,
+                                                 const fhe::DeviceSpec& device) {
+  ApplicationWorkload workload;
+  if (options.workload == kMatvecWorkload) {
+    workload.kind = ApplicationWorkloadKind::matvec;
+    if (const std::string foreign = first_foreign(options, kMatvecOptionNames); !foreign.empty())
+      throw fhe::InvalidArgument(foreign + " does not apply to --workload matvec");
+    fhe::workloads::MatvecConfig& config = workload.matvec;
+    config.dim = options.dim;
+    config.method = fhe::workloads::parse_method(options.method);
+    config.policy = fhe::workloads::parse_policy(options.diagonal_policy);
+    config.hoist = options.hoist;
+    config.batch = options.batch;
+    config.workers = options.workers;
+    fhe::workloads::validate(config, preset.slots());
+    workload.graph = parse_graph_option(options.graph, device);
+    require_runnable_on(device);
+    return workload;
+  }
+  if (options.workload == kKeySwitchWorkload) {
+    workload.kind = ApplicationWorkloadKind::keyswitch;
+    if (const std::string foreign = first_foreign(options, kKeySwitchOptionNames); !foreign.empty())
+      throw fhe::InvalidArgument(foreign + " does not apply to --workload keyswitch");
+    workload.levels = fhe::workloads::parse_levels(options.levels, preset.levels);
+    // A step that is a multiple of the slot count is the identity: no key, no key switch.
+    if (options.step % static_cast<long long>(preset.slots()) == 0)
+      throw fhe::InvalidArgument("--step " + std::to_string(options.step) +
+                                 " rotates by a multiple of the " + std::to_string(preset.slots()) +
+                                 " slots (no key switch); use a step in 1.." +
+                                 std::to_string(preset.slots() - 1) + " or its negative");
+    workload.rotation_step = options.step;
+    require_runnable_on(device);
+    return workload;
+  }
+  throw fhe::InvalidArgument(options.workload.empty()
+                                 ? "--suite application needs --workload matvec or keyswitch"
+                                 : "unknown workload '" + options.workload + "' (known: matvec, keyswitch)");
+}
+
+ApplicationPlan plan_application(const ApplicationWorkload& workload, const fhe::Preset& preset,
+                                 const fhe::DeviceSpec& device, std::size_t backends) {
+  ApplicationPlan plan;
+  plan.workload = workload;
+  plan.per_backend = application_memory_plan(preset, workload);
+  plan.backends_held = backends;
+  plan.device_memory = available_device_memory(device);
+  // Each backend may use its share of the free memory; the refusal speaks
+  // of that share so that its suggestion (a smaller hoist or dimension)
+  // holds for the whole run.
+  const std::size_t share = plan.device_memory.available_bytes / std::max<std::size_t>(backends, 1);
+  const std::string holder = "a 1/" + std::to_string(backends) + " share of " + plan.device_memory.description +
+                             " (" + std::to_string(backends) + " backends are held at once)";
+  if (workload.kind == ApplicationWorkloadKind::matvec) {
+    fhe::workloads::require_fits(preset, workload.matvec, share, holder);
+  } else {
+    fhe::workloads::require_plan_fits(preset, plan.per_backend, "keyswitch", share, holder);
+  }
+  return plan;
+}
+
+nlohmann::json application_metadata(const ApplicationPlan& plan) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& item : plan.per_backend.items) items.push_back({{"name", item.name}, {"bytes", item.bytes}});
+  return {{"workload", workload_to_json(plan.workload)},
+          {"memory_plan",
+           {{"per_backend", items},
+            {"per_backend_bytes", plan.per_backend.total_bytes()},
+            {"per_backend_summary", plan.per_backend.summary()},
+            {"backends_held", plan.backends_held},
+            {"total_bytes", plan.total_bytes()},
+            {"checked_against", plan.device_memory.description},
+            {"available_bytes", plan.device_memory.available_bytes}}}};
+}
+
+}  // namespace fhelium

@@ -1,0 +1,211 @@
+// The application suite on fhe::CkksEngine and the workloads.
+#include "recommend/application_suite.h"
+
+#include <cstdio>
+#include <map>
+
+#include "fhe/ckks/engine.h"
+#include "fhe/core/error.h"
+#include "recommend/application_runner.h"
+#include "recommend/sample_timer.h"
+#include "recommend/suite_catalog.h"
+#include "workloads/matvec/matvec_problem.h"
+
+namespace fhelium {
+namespace {
+
+std::string rows_at(const fhe::Preset& preset, int level) {
+  return "level " + std::to_string(level) + " (" + std::to_string(preset.active_q_rows(level)) +
+         " Q rows; key switching adds " + std::to_string(preset.p_primes.size()) + " P rows)";
+}
+
+std::string scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+// A limit as it is written in the documentation: 5e-5, 1e-4.
+std::string limit_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0e", value);
+  std::string out = text;
+  const std::size_t e = out.find("e-0");
+  return e == std::string::npos ? out : out.erase(e + 2, 1);
+}
+
+// What one matvec sample does, in the terms of the configuration.
+std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::MatvecConfig& c,
+                            const std::string& operation) {
+  using fhe::workloads::MatvecMethod;
+  const std::string d = std::to_string(c.dim);
+  const std::string hoist = " hoisted in chunks of " + std::to_string(c.hoist) +
+                            " (one decomposition and basis extension per chunk, then per step "
+                            "permutation, key inner product, ModDown)";
+  std::string rotations;
+  if (c.method == MatvecMethod::diagonal) {
+    rotations = std::to_string(fhe::workloads::matvec_rotation_count(c)) + " rotations" + hoist;
+  } else {
+    const int g = fhe::workloads::bsgs_baby_steps(c.dim);
+    rotations = std::to_string(g - 1) + " baby-step rotations" + hoist + ", " +
+                std::to_string(c.dim / g - 1) + " giant-step rotations of the inner sums";
+  }
+  const std::string rescales = c.policy == fhe::workloads::DiagonalPolicy::batch
+                                   ? "one rescale per " + std::to_string(c.batch) + " summed products"
+                                   : "one rescale per product";
+  return operation + ": the whole " + d + " x " + d + " matvec from the staged input ciphertext at " +
+         rows_at(preset, 0) +
+         " to the output ciphertext: " + rotations + ", " + d +
+         " plaintext multiplies by the encoded diagonals, additions, " + rescales + ", " +
+         std::to_string(c.workers) + " rotation-parallel worker thread(s) and the sum of their partial results";
+}
+
+class ApplicationSuite : public Suite {
+ public:
+  ApplicationSuite(const fhe::Preset& preset, const fhe::DeviceSpec& device,
+                   const ApplicationWorkload& workload, std::uint64_t seed)
+      : preset_(preset),
+        device_(device),
+        workload_(workload),
+        seed_(seed),
+        operations_(application_operations(workload)),
+        timer_(device) {}
+
+  std::string_view name() const override { return kApplicationSuite; }
+  const std::vector<std::string>& operations() const override { return operations_; }
+
+  TimedBoundary timed_boundary() const override {
+    TimedBoundary boundary;
+    const std::size_t keys = application_rotation_steps(workload_).size();
+    if (workload_.kind == ApplicationWorkloadKind::matvec) {
+      boundary.includes = {matvec_includes(preset_, workload_.matvec, operations_[0]),
+                           "allocation of the intermediate and output ciphertexts"};
+      boundary.excludes = {
+          "engine construction, NTT plan and key generation (secret, public, relinearization and " +
+              std::to_string(keys) + " Galois keys)",
+          "encoding of the " + std::to_string(workload_.matvec.dim) +
+              " diagonals and encryption of the input (once per backend)",
+          "staging: copying the input ciphertext into the fixed input buffer and freeing the "
+          "previous output (before each sample)",
+          "decryption and the error check (the correctness gate)"};
+    } else {
+      for (int level : workload_.levels) {
+        boundary.includes.push_back("relinearize@level" + std::to_string(level) +
+                                    ": relinearization key switch of a 3-part product at " +
+                                    rows_at(preset_, level));
+        boundary.includes.push_back("rotate@level" + std::to_string(level) + ": rotation by " +
+                                    std::to_string(workload_.rotation_step) +
+                                    " slot(s) with its Galois key at " + rows_at(preset_, level));
+      }
+      boundary.includes.push_back("allocation of the output ciphertext");
+      boundary.excludes = {
+          "engine construction, NTT plan and key generation (secret, public, relinearization and "
+          "the Galois key of step " + std::to_string(workload_.rotation_step) + ")",
+          "the inputs of each level: encryption of random slots and the tensor product giving the "
+          "3-part relinearization input (once per backend)",
+          "freeing the previous output (before each sample)",
+          "decryption and the error check (the correctness gate)"};
+    }
+    boundary.synchronisation =
+        device_.kind == fhe::DeviceKind::cuda
+            ? "device-wide synchronisation, CUDA event on the legacy default stream, the workload, "
+              "device-wide synchronisation, stop event; elapsed time from cudaEventElapsedTime"
+            : "std::chrono::steady_clock read before and after the synchronous call on the calling "
+              "thread" + std::string(workload_.kind == ApplicationWorkloadKind::matvec
+                                         ? " (rotation-parallel workers are joined before it returns)"
+                                         : "");
+    return boundary;
+  }
+
+  void prepare(const std::string& backend) override {
+    if (states_.count(backend)) return;
+    auto state = std::make_unique<BackendState>();
+    state->engine = std::make_unique<fhe::CkksEngine>(
+        preset_.name, fhe::EngineOptions{.device = device_.str(), .ntt_backend = backend, .seed = seed_});
+    state->engine->generate_keys(application_rotation_steps(workload_));
+    state->runner = make_application_runner(*state->engine, workload_);
+    states_[backend] = std::move(state);
+  }
+
+  CorrectnessRecord check_correctness(const std::string& backend) override {
+    ApplicationRunner& runner = *state(backend).runner;
+    const double limit = application_error_limit(workload_);
+    CorrectnessRecord record;
+    record.backend = backend;
+    record.passed = true;
+    record.checks = {{"abort_limit", limit}, {"max_abs_error", nlohmann::json::object()}};
+    std::size_t worst = 0;
+    double worst_error = 0.0;
+    for (std::size_t op = 0; op < operations_.size(); ++op) {
+      const OperationCheck check = runner.check(op);
+      record.checks["max_abs_error"][operations_[op]] = check.max_abs_error;
+      if (!check.details.empty()) record.checks["details"][operations_[op]] = check.details;
+      if (!(check.max_abs_error <= limit)) record.passed = false;  // also catches NaN
+      if (op == 0 || !(check.max_abs_error <= worst_error)) {
+        worst = op;
+        worst_error = check.max_abs_error;
+      }
+    }
+    if (record.passed) {
+      record.summary =
+          "decryption error within " + limit_text(limit) + " (worst " + scientific(worst_error) + ")";
+      return record;
+    }
+    record.summary = "decryption error " + scientific(worst_error) + " in " + operations_[worst] +
+                     " exceeds the limit " + limit_text(limit);
+    record.failing_input = {{"suite", kApplicationSuite},
+                            {"workload", workload_to_json(workload_)},
+                            {"backend", backend},
+                            {"device", device_.str()},
+                            {"preset", preset_.name},
+                            {"preset_primes_hash", fhe::preset_primes_hash(preset_)},
+                            {"seed", seed_},
+                            {"recipe", application_input_recipe(workload_)},
+                            {"worst_operation", operations_[worst]},
+                            {"checks", record.checks}};
+    return record;
+  }
+
+  void restore_input(const std::string& backend, std::size_t operation) override {
+    state(backend).runner->stage(operation);
+  }
+
+  double time_once(const std::string& backend, std::size_t operation) override {
+    ApplicationRunner& runner = *state(backend).runner;
+    timer_.synchronize_device();
+    timer_.start();
+    runner.run(operation);
+    timer_.synchronize_device();
+    return timer_.stop_ms();
+  }
+
+ private:
+  struct BackendState {
+    std::unique_ptr<fhe::CkksEngine> engine;
+    std::unique_ptr<ApplicationRunner> runner;  // refers to *engine; declared after it
+  };
+
+  BackendState& state(const std::string& backend) {
+    auto it = states_.find(backend);
+    if (it == states_.end())
+      throw fhe::InvalidArgument("application suite: backend " + backend + " was not prepared");
+    return *it->second;
+  }
+
+  const fhe::Preset& preset_;
+  fhe::DeviceSpec device_;
+  ApplicationWorkload workload_;
+  std::uint64_t seed_;
+  std::vector<std::string> operations_;
+  SampleTimer timer_;
+  std::map<std::string, std::unique_ptr<BackendState>> states_;
+};
+
+}  // namespace
+
+std::unique_ptr<Suite> make_application_suite(const fhe::Preset& preset, const fhe::DeviceSpec& device,
+                                              const ApplicationWorkload& workload, std::uint64_t seed) {
+  return std::make_unique<ApplicationSuite>(preset, device, workload, seed);
+}
+
+}  // namespace fhelium
