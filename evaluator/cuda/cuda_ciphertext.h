@@ -3,7 +3,8 @@
 // the preset (part p at p * rows * N), NTT form, with level and scale. The
 // buffer holds 3 parts at level 0 whatever the current shape, so it can
 // receive the output of any operation without reallocating (graph capture
-// replays into the same addresses).
+// replays into the same addresses). Callers that know an upper bound (a
+// plaintext: 1 part; a rotation or plain product: 2) may ask for fewer.
 #pragma once
 
 #include <cstddef>
@@ -16,9 +17,9 @@ namespace fhe {
 class CudaCiphertext {
  public:
   CudaCiphertext() = default;
-  // Capacity for 3 parts of `max_rows` rows of n words.
-  CudaCiphertext(std::size_t max_rows, std::size_t n)
-      : words_(3 * max_rows * n, "CudaCiphertext"), max_rows_(max_rows), n_(n) {}
+  // Capacity for `capacity_parts` parts of `max_rows` rows of n words.
+  CudaCiphertext(std::size_t max_rows, std::size_t n, std::size_t capacity_parts = 3)
+      : words_(capacity_parts * max_rows * n, "CudaCiphertext"), max_rows_(max_rows), n_(n) {}
 
   std::size_t parts = 0;
   int level = 0;

@@ -83,7 +83,8 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
   cuda::DeviceGuard guard(device_);
   const Preset& preset = engine.preset();
   // Estimate before allocating anything, so a small device fails cleanly.
-  const CudaMemoryEstimate estimate = estimate_memory(engine);
+  CudaMemoryEstimate estimate = estimate_memory(engine);
+  if (options.shared_keys) estimate.key_bytes = 0;
   std::size_t free_bytes = options.assume_free_bytes, total_bytes = 0;
   if (free_bytes == 0) FHE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), engine.device().str());
   if (estimate.total() > free_bytes) {
@@ -97,7 +98,8 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
   for (std::uint64_t q : preset.qp_primes()) moduli.emplace_back(q);
   moduli_ = DeviceBuffer<Modulus<std::uint64_t>>::from_host(std::span<const Modulus<std::uint64_t>>(moduli),
                                                             "moduli");
-  keys_ = cuda::upload_keys(engine);
+  keys_ = options.shared_keys ? std::move(options.shared_keys)
+                              : std::make_shared<const cuda::DeviceKeys>(cuda::upload_keys(engine));
   for (int level = 0; level <= preset.levels; ++level) {
     std::unique_ptr<RnsScaleDown> rescale;
     if (level < preset.levels) {
@@ -176,8 +178,8 @@ const cuda::LevelConstants& CudaEvaluator::level_constants(int level) const {
 }
 
 const cuda::DeviceSwitchKey& CudaEvaluator::galois_key(std::uint64_t element) const {
-  const auto it = keys_.galois.find(element);
-  if (it == keys_.galois.end()) {
+  const auto it = keys_->galois.find(element);
+  if (it == keys_->galois.end()) {
     engine_.galois_key(element);  // throws the engine's message when it was never generated
     throw InvalidArgument("CudaEvaluator: the Galois key of element " + std::to_string(element) +
                           " was generated after the evaluator was built; build a new CudaEvaluator");
@@ -343,7 +345,7 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   out.parts = 2;
   out.level = level;
   out.scale = scale;
-  switch_key(keys_.relinearization, level, nullptr, out.part(0), out.part(1), c0, nullptr, c1);
+  switch_key(keys_->relinearization, level, nullptr, out.part(0), out.part(1), c0, nullptr, c1);
 }
 
 void CudaEvaluator::multiply_relinearize(const CudaCiphertext& a, const CudaCiphertext& b,
@@ -453,7 +455,7 @@ void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) cons
   plain.parts = 1;
   plain.level = a.level;
   plain.scale = a.scale;
-  cuda::launch_decrypt(a.data(), a.parts, keys_.secret.data(), plain.data(), static_cast<std::size_t>(a.level),
+  cuda::launch_decrypt(a.data(), a.parts, keys_->secret.data(), plain.data(), static_cast<std::size_t>(a.level),
                        a.rows(), log_n_, moduli_.data(), stream());
 }
 

@@ -43,6 +43,12 @@ struct CudaEvaluatorOptions {
   // Test hook: the free device bytes the memory check assumes (0 = ask
   // cudaMemGetInfo).
   std::size_t assume_free_bytes = 0;
+  // Device keys already uploaded for this engine (another evaluator's
+  // keys()), used instead of uploading a copy: rotation-parallel workers on
+  // one GPU share one key set (48 GiB of Galois keys for a 128x128 matvec).
+  // They must be the engine's current keys; the memory check then counts
+  // no key bytes.
+  std::shared_ptr<const cuda::DeviceKeys> shared_keys;
 };
 
 struct CudaMemoryEstimate {
@@ -65,6 +71,8 @@ class CudaEvaluator {
   const CkksEngine& engine() const { return engine_; }
   cudaStream_t stream() const { return stream_.get(); }
   void synchronize() const { stream_.synchronize(); }
+  // The device keys, to share with further evaluators of the same engine.
+  std::shared_ptr<const cuda::DeviceKeys> keys() const { return keys_; }
 
   // A device ciphertext with capacity for any operation's output.
   CudaCiphertext make_ciphertext() const;
@@ -118,7 +126,7 @@ class CudaEvaluator {
   cuda::Stream stream_;
   KeySwitchScheduleCache schedules_;
   cuda::DeviceBuffer<Modulus<std::uint64_t>> moduli_;
-  cuda::DeviceKeys keys_;
+  std::shared_ptr<const cuda::DeviceKeys> keys_;
   std::vector<cuda::LevelConstants> levels_;
   // Workspaces sized for level 0.
   mutable cuda::DeviceBuffer<std::uint64_t> coefficients_, extended_, accumulators_, converted_, dropped_;

@@ -7,6 +7,7 @@
 #include "fhe/ckks/galois.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
+#include "fhe/core/parallel_for.h"
 #include "fhe/ntt/registry.h"
 
 namespace fhe {
@@ -77,9 +78,15 @@ void CkksEngine::generate_keys(const std::vector<int>& rotation_steps, bool conj
   for (int step : rotation_steps) elements.insert(galois_element_for_step(step));
   if (conjugation) elements.insert(conjugation_galois_element(preset_.log_n));
   elements.erase(1);  // rotation by 0 (mod N/2) needs no key
-  for (std::uint64_t g : elements) {
-    galois_keys_.emplace(g, key_generator_->galois_key(*secret_key_, g));
-    galois_permutations_.emplace(g, galois_ntt_permutation(g, preset_.log_n));
+  // Keys are independent and their randomness is counter-based, so they are
+  // generated in parallel with the same words as one after another.
+  const std::vector<std::uint64_t> ordered(elements.begin(), elements.end());
+  std::vector<KeySwitchKey> keys(ordered.size());
+  parallel_for(ordered.size(),
+               [&](std::size_t i) { keys[i] = key_generator_->galois_key(*secret_key_, ordered[i]); });
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    galois_keys_.emplace(ordered[i], std::move(keys[i]));
+    galois_permutations_.emplace(ordered[i], galois_ntt_permutation(ordered[i], preset_.log_n));
   }
 }
 

@@ -19,6 +19,7 @@ void add_benchmark_commands(CLI::App& app, const std::vector<std::string>& argv)
 void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& argv);
 void add_rescore_command(CLI::App& benchmark, const std::vector<std::string>& argv);
 
+void add_report_command(CLI::App& app, const std::vector<std::string>& argv);  // `report`
 // `workload` with `matvec` and `keyswitch`.
 void add_workload_commands(CLI::App& app);
 

@@ -1,0 +1,91 @@
+// `fhelium report EVIDENCE.json... --output DIR [--emit-policy FILE]
+// [--archive] [--no-describe]`: a deployment report (report.html, report.md)
+// from evidence files, optionally the policy file and the evidence archive.
+// Every input is read and every output path checked before anything is
+// written; each file is then written atomically.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "fhe/core/error.h"
+#include "recommend/atomic_file.h"
+#include "recommend/cli/commands.h"
+#include "recommend/provenance.h"
+#include "recommend/report_archive.h"
+#include "recommend/report_builder.h"
+#include "recommend/report_policy.h"
+
+namespace fhelium::cli {
+namespace {
+
+struct ReportCommandOptions {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string policy;
+  bool archive = false;
+  bool no_describe = false;
+};
+
+// Creates DIR when its parent exists (only DIR itself, never a chain).
+void prepare_output_dir(const std::filesystem::path& dir) {
+  std::error_code error;
+  if (std::filesystem::exists(dir, error)) {
+    if (!std::filesystem::is_directory(dir, error))
+      throw fhe::InvalidArgument("output " + dir.string() + " is not a directory");
+  } else {
+    check_output_path(dir);  // its parent exists and is writable
+    std::filesystem::create_directory(dir, error);
+    if (error) throw fhe::InvalidArgument("cannot create output directory " + dir.string() + ": " + error.message());
+  }
+  check_output_path(dir / "report.html");
+}
+
+void run_report(const ReportCommandOptions& options, const std::vector<std::string>& argv) {
+  std::vector<std::filesystem::path> paths(options.inputs.begin(), options.inputs.end());
+  const std::vector<LoadedEvidence> inputs = load_evidence_files(paths);
+  if (!options.policy.empty()) check_output_path(options.policy);
+  const std::filesystem::path dir = options.output;
+  prepare_output_dir(dir);
+
+  std::string command;
+  for (const auto& arg : argv) command += (command.empty() ? "" : " ") + arg;
+  const std::string now = utc_now_iso8601();
+  const ReportModel model = build_model(inputs, options.archive);
+  const ReportDocument document = build_report(model, {command, now, !options.no_describe});
+  const std::string markdown = render_markdown(document);
+  const std::string html = render_html(document);
+  const nlohmann::json policy = policy_json(model.contexts, model.decisions, now);
+  const nlohmann::json manifest = archive_manifest(inputs, command, now);
+
+  write_file_atomically(dir / "report.md", [&](std::ostream& out) { out << markdown; });
+  write_file_atomically(dir / "report.html", [&](std::ostream& out) { out << html; });
+  if (!options.policy.empty())
+    write_file_atomically(options.policy, [&](std::ostream& out) { out << policy.dump(2) << '\n'; });
+  if (options.archive) write_archive(dir, inputs, manifest);
+
+  for (std::size_t i = 0; i < model.contexts.size(); ++i)
+    std::cout << model.contexts[i].gpu_name << ", " << model.contexts[i].preset << ": "
+              << model.decisions[i].backend << " (confidence " << model.decisions[i].confidence << ")\n"
+              << "  " << model.decisions[i].apply << '\n';
+  if (!model.differences.empty())
+    std::cout << "warning: the inputs differ in provenance (see the report)\n";
+  std::cout << "report: " << (dir / "report.html").string() << ", " << (dir / "report.md").string() << '\n';
+  if (!options.policy.empty()) std::cout << "policy: " << options.policy << '\n';
+  if (options.archive) std::cout << "archive: " << (dir / "manifest.json").string() << '\n';
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, const std::vector<std::string>& argv) {
+  auto* command = app.add_subcommand("report", "Deployment report (HTML, Markdown) from evidence files");
+  auto options = std::make_shared<ReportCommandOptions>();
+  command->add_option("evidence", options->inputs, "Evidence JSON files (kernel, ckks-primitive, application)")
+      ->required();
+  command->add_option("--output", options->output, "Directory for report.html and report.md")->required();
+  command->add_option("--emit-policy", options->policy, "Write the decision as a policy file (JSON)");
+  command->add_flag("--archive", options->archive, "Copy the evidence and a manifest into the output directory");
+  command->add_flag("--no-describe", options->no_describe, "Skip the NttPlan::describe contrast");
+  command->callback([options, argv] { run_report(*options, argv); });
+}
+
+}  // namespace fhelium::cli

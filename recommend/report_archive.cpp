@@ -1,0 +1,67 @@
+// Archive copies are byte-for-byte (the hash in the manifest is the hash of
+// the original and of the copy alike).
+#include "recommend/report_archive.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "fhe/core/error.h"
+#include "recommend/atomic_file.h"
+
+namespace fhelium {
+namespace {
+
+std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw fhe::InvalidArgument("cannot read " + path.string());
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+}  // namespace
+
+std::vector<std::string> archive_names(const std::vector<LoadedEvidence>& inputs) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::string number = std::to_string(i + 1);
+    if (number.size() < 2) number.insert(0, "0");
+    names.push_back(number + "-" + inputs[i].path.filename().string());
+  }
+  return names;
+}
+
+nlohmann::json archive_manifest(const std::vector<LoadedEvidence>& inputs, const std::string& report_command,
+                                const std::string& generated_utc) {
+  const auto names = archive_names(inputs);
+  nlohmann::json files = nlohmann::json::array();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& p = inputs[i].document.value("provenance", nlohmann::json::object());
+    files.push_back({{"archived_as", "evidence/" + names[i]},
+                     {"source", inputs[i].path.string()},
+                     {"suite", inputs[i].label},
+                     {"sha256", inputs[i].sha256},
+                     {"command", p.value("argv", nlohmann::json::array())},
+                     {"provenance", p}});
+  }
+  return {{"kind", "fhelium.report-archive"},
+          {"generated_utc", generated_utc},
+          {"report_command", report_command},
+          {"files", files}};
+}
+
+void write_archive(const std::filesystem::path& dir, const std::vector<LoadedEvidence>& inputs,
+                   const nlohmann::json& manifest) {
+  const std::filesystem::path evidence_dir = dir / "evidence";
+  std::error_code error;
+  std::filesystem::create_directory(evidence_dir, error);
+  if (error) throw fhe::InvalidArgument("cannot create " + evidence_dir.string() + ": " + error.message());
+  const auto names = archive_names(inputs);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string bytes = read_bytes(inputs[i].path);
+    write_file_atomically(evidence_dir / names[i], [&](std::ostream& out) { out << bytes; });
+  }
+  write_file_atomically(dir / "manifest.json", [&](std::ostream& out) { out << manifest.dump(2) << '\n'; });
+}
+
+}  // namespace fhelium

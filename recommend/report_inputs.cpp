@@ -1,0 +1,102 @@
+// Loading report inputs. The decision is recomputed with score_document
+// rather than trusted from the file, so a report never shows rows that its
+// raw samples do not give.
+#include "recommend/report_inputs.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "fhe/core/error.h"
+#include "recommend/document_scoring.h"
+#include "recommend/report_sha256.h"
+
+namespace fhelium {
+namespace {
+
+std::string text_at(const nlohmann::json& document, const nlohmann::json::json_pointer& pointer,
+                    const std::string& absent = "absent") {
+  if (!document.contains(pointer)) return absent;
+  const nlohmann::json& value = document.at(pointer);
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+}  // namespace
+
+EvidenceContext evidence_context(const nlohmann::json& document) {
+  using P = nlohmann::json::json_pointer;
+  EvidenceContext c;
+  const std::string device = text_at(document, P("/metadata/device"), "cpu");
+  c.gpu_name = text_at(document, P("/provenance/device/name"), device == "cpu" ? "cpu" : "absent");
+  c.gpu_uuid = text_at(document, P("/provenance/device/uuid"));
+  c.driver = text_at(document, P("/provenance/device/nvml/driver_version"),
+                     text_at(document, P("/provenance/cuda/driver_cuda_version"), "none"));
+  c.cuda_runtime = text_at(document, P("/provenance/cuda/runtime_version"));
+  c.git_commit = text_at(document, P("/provenance/build/git_commit"));
+  c.git_dirty = text_at(document, P("/provenance/build/git_dirty"));
+  c.build_flags = text_at(document, P("/provenance/build/build_type")) + "; cxx" +
+                  text_at(document, P("/provenance/build/cxx_flags")) + "; cuda" +
+                  text_at(document, P("/provenance/build/cuda_flags")) + "; arch " +
+                  text_at(document, P("/provenance/build/cuda_architectures"));
+  c.preset = text_at(document, P("/metadata/preset"),
+                     text_at(document, P("/provenance/preset/name")));
+  c.primes_hash = text_at(document, P("/provenance/preset/primes_hash"));
+  return c;
+}
+
+int scope_order(const std::string& suite) {
+  if (suite == "kernel") return 0;
+  if (suite == "ckks-primitive") return 1;
+  if (suite == "application") return 2;
+  return 3;
+}
+
+LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohmann::json document) {
+  LoadedEvidence loaded;
+  loaded.path = path;
+  try {
+    loaded.analysis = score_document(document);
+  } catch (const fhe::InvalidArgument& e) {
+    throw fhe::InvalidArgument(path.string() + " is not usable evidence: " + e.what());
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
+    throw fhe::InvalidArgument(path.string() + " is not usable evidence: " + e.what());
+  }
+  const auto& metadata = document["metadata"];
+  loaded.suite = metadata.value("suite", std::string("kernel"));
+  loaded.label = loaded.suite;
+  if (loaded.suite == "application") {
+    // Two application files (matvec, keyswitch) are different workloads: name them.
+    std::string ops;
+    for (const auto& op : metadata.value("operations", nlohmann::json::array()))
+      ops += (ops.empty() ? "" : ",") + op.get<std::string>();
+    loaded.label += " (" + ops + ")";
+  }
+  loaded.context = evidence_context(document);
+  loaded.document = std::move(document);
+  return loaded;
+}
+
+std::vector<LoadedEvidence> load_evidence_files(const std::vector<std::filesystem::path>& paths) {
+  if (paths.empty()) throw fhe::InvalidArgument("no evidence file given");
+  std::vector<LoadedEvidence> out;
+  for (const auto& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw fhe::InvalidArgument("cannot read evidence file " + path.string());
+    // The bytes are hashed as read, so the hash names exactly what was parsed.
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    nlohmann::json document;
+    try {
+      document = nlohmann::json::parse(bytes.str());
+    } catch (const nlohmann::json::parse_error& e) {
+      throw fhe::InvalidArgument("evidence file " + path.string() + " is not valid JSON: " + e.what());
+    }
+    if (!document.is_object())
+      throw fhe::InvalidArgument("evidence file " + path.string() + " is not a JSON object");
+    out.push_back(load_evidence_document(path, std::move(document)));
+    out.back().sha256 = sha256_hex(bytes.str());
+  }
+  return out;
+}
+
+}  // namespace fhelium

@@ -1,0 +1,104 @@
+// Pattern classification and the decision walk on hand-made evidence: one
+// test per pattern of the disagreement table, and the walk's step 4.
+#include <gtest/gtest.h>
+
+#include "recommend/report_decision.h"
+#include "recommend/report_patterns.h"
+#include "tests/recommend/report_test_support.h"
+
+namespace fhelium {
+namespace {
+
+using namespace test;
+
+std::vector<Pattern> patterns_of(const std::vector<LoadedEvidence>& files) {
+  const auto contexts = group_contexts(files);
+  EXPECT_EQ(contexts.size(), 1u);
+  std::vector<Pattern> out;
+  for (const auto& f : classify_patterns(contexts.front()).findings) out.push_back(f.pattern);
+  return out;
+}
+
+TEST(ReportPatterns, CompositionPreserved) {
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1, 1, 2}}, {kR16, {1.1, 1.1, 2.2}}})));
+  files.push_back(loaded("p.json", suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.5, 3.3}}})));
+  EXPECT_EQ(patterns_of(files), std::vector<Pattern>{Pattern::composition_preserved});
+}
+
+TEST(ReportPatterns, KernelWinDilutedToNearTie) {
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1, 1, 2}}, {kR16, {1.1, 1.1, 2.2}}})));
+  // At primitive scope radix16 is best by 1 %: group16 is inside the 3 % band.
+  files.push_back(loaded("p.json", suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {4.95, 2.97}}})));
+  const auto contexts = group_contexts(files);
+  const auto report = classify_patterns(contexts.front());
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].pattern, Pattern::kernel_win_diluted);
+  EXPECT_EQ(report.findings[0].scope, "kernel -> ckks-primitive");
+  EXPECT_NE(report.findings[0].evidence.find("by 10.00%"), std::string::npos) << report.findings[0].evidence;
+  EXPECT_NE(report.findings[0].evidence.find("within 1.01%"), std::string::npos) << report.findings[0].evidence;
+}
+
+TEST(ReportPatterns, ForwardInverseSplit) {
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1.0, 1.2, 2.2}}, {kR16, {1.2, 1.0, 2.3}}})));
+  const auto contexts = group_contexts(files);
+  const auto report = classify_patterns(contexts.front());
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].pattern, Pattern::forward_inverse_split);
+  EXPECT_EQ(report.findings[0].evidence,
+            "fastest forward_ntt: " + kG16 + ", fastest inverse_ntt: " + kR16);
+  EXPECT_EQ(report.notes.size(), 2u);  // no primitive suite, no application suite
+}
+
+TEST(ReportPatterns, DifferentClearWinners) {
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1, 1, 2}}, {kR16, {1.1, 1.1, 2.2}}})));
+  files.push_back(loaded("p.json", suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5.5, 3.3}}, {kR16, {5, 3}}})));
+  EXPECT_EQ(patterns_of(files), std::vector<Pattern>{Pattern::different_clear_winners});
+}
+
+TEST(ReportPatterns, UnstableRepetitionsAndStepFourKeepsTheFallback) {
+  nlohmann::json primitive =
+      suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.5, 3.3}}, {kG8, {6, 4}}});
+  scale_series(primitive, kG16, "encrypt_message", 2, 1.5);  // group16 loses repetition 2 to radix16
+  scale_series(primitive, kG16, "multiply_relinearize", 2, 1.5);
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("p.json", primitive));
+  EXPECT_EQ(patterns_of(files), std::vector<Pattern>{Pattern::unstable_repetitions});
+
+  const auto contexts = group_contexts(files);
+  const DeploymentDecision d = walk_decision(contexts.front(), false);
+  EXPECT_EQ(d.documented_recommendation, kG16);
+  EXPECT_TRUE(d.fallback_kept);
+  EXPECT_EQ(d.backend, kG8);
+  EXPECT_EQ(d.confidence, "low");
+  EXPECT_EQ(d.apply, "fhe::CkksEngine engine(\"slots32768-scale40-levels34-int64\", {.device = \"cuda:0\", "
+                     ".ntt_backend = \"" + kG8 + "\"});");
+  ASSERT_EQ(d.steps.size(), 7u);
+  EXPECT_TRUE(d.steps[1].incomplete);  // no kernel evidence
+  EXPECT_TRUE(d.steps[4].incomplete);  // no application evidence
+  EXPECT_NE(d.steps[4].conclusion.find("no application evidence"), std::string::npos);
+}
+
+TEST(ReportPatterns, CorrectnessFailure) {
+  nlohmann::json kernel = suite_document("kernel", kKernelOps, {{kG16, {1, 1, 2}}, {kR16, {1.1, 1.1, 2.2}}});
+  kernel["metadata"]["backends"].push_back("radix4_compact");
+  kernel["correctness"] = {{{"backend", "radix4_compact"}, {"passed", false}, {"summary", "word 17 differs"}}};
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("k.json", kernel));
+  const auto contexts = group_contexts(files);
+  const auto report = classify_patterns(contexts.front());
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].pattern, Pattern::correctness_failure);
+  EXPECT_EQ(report.findings[0].evidence, "radix4_compact: word 17 differs");
+  const DeploymentDecision d = walk_decision(contexts.front(), true);
+  EXPECT_EQ(d.steps[0].conclusion.find("failed the correctness gate: radix4_compact (kernel)"), 0u);
+  EXPECT_EQ(d.backend, kG16);  // stable, clear winner: the documented choice stands
+  EXPECT_FALSE(d.fallback_kept);
+  EXPECT_EQ(d.confidence, "high");
+}
+
+}  // namespace
+}  // namespace fhelium

@@ -1,0 +1,133 @@
+// CudaMatvec on the small test preset (d = 16): results within 5e-5 of the
+// Eigen product, graph replays equal eager runs word for word over several
+// staged inputs, the CPU MatvecWorkload's words for one worker, BSGS agrees
+// with the diagonal method, workers = 2 agrees with workers = 1, and an
+// oversize configuration is refused before anything is allocated.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fhe/core/error.h"
+#include "tests/evaluator/gpu/gpu_test_util.h"
+#include "workloads/matvec/cuda_matvec.h"
+#include "workloads/matvec/matvec_workload.h"
+
+namespace fhe::workloads {
+namespace {
+
+using fhe::testing::same_words;
+
+constexpr const char* kPreset = "test-slots2048-scale40-levels6-int64";
+
+MatvecConfig small_config(MatvecMethod method, int workers = 1, DiagonalPolicy policy = DiagonalPolicy::batch) {
+  return {.dim = 16, .method = method, .policy = policy, .hoist = 4, .batch = 3, .workers = workers, .seed = 5};
+}
+
+// A CUDA engine with the Galois keys of every configuration given.
+std::unique_ptr<CkksEngine> make_engine(std::initializer_list<MatvecConfig> configs) {
+  auto engine = std::make_unique<CkksEngine>(kPreset, EngineOptions{.device = "cuda:0", .seed = 11});
+  std::vector<int> steps;
+  for (const MatvecConfig& config : configs) {
+    for (int s : matvec_rotation_steps(config)) steps.push_back(s);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  engine->generate_keys(steps);
+  return engine;
+}
+
+Ciphertext run(CudaMatvec& matvec, const Ciphertext& input, bool graph) {
+  matvec.stage(input);
+  matvec.launch(graph);
+  return matvec.download_result();
+}
+
+class CudaMatvecMethods : public ::testing::TestWithParam<MatvecMethod> {};
+
+TEST_P(CudaMatvecMethods, GraphReplaysEqualEagerOverStagedInputs) {
+  FHE_SKIP_WITHOUT_GPU();
+  const MatvecConfig config = small_config(GetParam());
+  const auto owner = make_engine({config});
+  CkksEngine& engine = *owner;
+  CudaMatvec matvec(engine, config);
+  // Fresh encryptions: different words each time, the same message.
+  for (int replay = 0; replay < 3; ++replay) {
+    const Ciphertext input = engine.encrypt_message(matvec.problem().input_slots());
+    const Ciphertext graph = run(matvec, input, true);
+    const Ciphertext eager = run(matvec, input, false);
+    EXPECT_TRUE(same_words(graph, eager)) << "replay " << replay;
+    EXPECT_LT(matvec.max_abs_error(graph), 5e-5) << "replay " << replay;
+  }
+}
+
+TEST_P(CudaMatvecMethods, OneWorkerMatchesCpuWorkloadWords) {
+  FHE_SKIP_WITHOUT_GPU();
+  const MatvecConfig config = small_config(GetParam());
+  const auto owner = make_engine({config});
+  CkksEngine& engine = *owner;
+  CudaMatvec gpu(engine, config);
+  MatvecWorkload cpu(engine, config);
+  const Ciphertext input = cpu.encrypt_input();
+  EXPECT_TRUE(same_words(run(gpu, input, true), cpu.run(input)));
+}
+
+TEST_P(CudaMatvecMethods, TwoWorkersAgreeWithOne) {
+  FHE_SKIP_WITHOUT_GPU();
+  // Loop policy: every term is rescaled alone, so regrouping the sums across
+  // workers leaves the words unchanged (batch regroups rescales: only close).
+  for (DiagonalPolicy policy : {DiagonalPolicy::loop, DiagonalPolicy::batch}) {
+    const MatvecConfig one = small_config(GetParam(), 1, policy), two = small_config(GetParam(), 2, policy);
+    const auto owner = make_engine({one});
+    CkksEngine& engine = *owner;
+    CudaMatvec single(engine, one), pair(engine, two);
+    const Ciphertext input = engine.encrypt_message(single.problem().input_slots());
+    const Ciphertext a = run(single, input, true), b = run(pair, input, true);
+    if (policy == DiagonalPolicy::loop) EXPECT_TRUE(same_words(a, b));
+    EXPECT_LT(pair.max_abs_error(b), 5e-5);
+    EXPECT_TRUE(same_words(b, run(pair, input, false)));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, CudaMatvecMethods,
+                         ::testing::Values(MatvecMethod::diagonal, MatvecMethod::bsgs),
+                         [](const auto& info) { return std::string(method_name(info.param)); });
+
+TEST(CudaMatvec, BsgsAgreesWithDiagonal) {
+  FHE_SKIP_WITHOUT_GPU();
+  const MatvecConfig diagonal = small_config(MatvecMethod::diagonal), bsgs = small_config(MatvecMethod::bsgs);
+  const auto owner = make_engine({diagonal, bsgs});
+  CkksEngine& engine = *owner;
+  CudaMatvec a(engine, diagonal), b(engine, bsgs);
+  const Ciphertext input = engine.encrypt_message(a.problem().input_slots());
+  const auto x = engine.decrypt_message(run(a, input, true));
+  const auto y = engine.decrypt_message(run(b, input, true));
+  for (int i = 0; i < diagonal.dim; ++i) EXPECT_NEAR(x[i].real(), y[i].real(), 1e-4) << "slot " << i;
+}
+
+TEST(CudaMatvec, RefusesWhatDoesNotFitNamingASmallerConfiguration) {
+  FHE_SKIP_WITHOUT_GPU();
+  const MatvecConfig config = small_config(MatvecMethod::diagonal);
+  const auto owner = make_engine({config});
+  CkksEngine& engine = *owner;
+  try {
+    CudaMatvec matvec(engine, config, {.assume_free_bytes = 1});
+    FAIL() << "expected a DeviceError";
+  } catch (const DeviceError& error) {
+    EXPECT_NE(std::string(error.what()).find("needs"), std::string::npos) << error.what();
+  }
+}
+
+TEST(CudaMatvec, LaunchBeforeStageIsRefused) {
+  FHE_SKIP_WITHOUT_GPU();
+  const MatvecConfig config = small_config(MatvecMethod::diagonal);
+  const auto owner = make_engine({config});
+  CkksEngine& engine = *owner;
+  CudaMatvec matvec(engine, config);
+  EXPECT_THROW(matvec.launch(true), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace fhe::workloads

@@ -1,0 +1,346 @@
+// CudaMatvec: buffers, the fixed enqueue sequence (diagonal / BSGS over
+// fork-joined worker streams) and its graph capture.
+#include "workloads/matvec/cuda_matvec.h"
+
+#include <algorithm>
+#include <span>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "fhe/core/error.h"
+#include "fhe/cuda/check.h"
+#include "fhe/cuda/stream.h"
+#include "workloads/matvec/matvec_workload.h"
+
+namespace fhe::workloads {
+namespace {
+
+// An event for stream ordering only (no timing): what fork/join records, in
+// eager runs and inside graph capture alike.
+class OrderEvent {
+ public:
+  OrderEvent() { FHE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  OrderEvent(const OrderEvent&) = delete;
+  OrderEvent& operator=(const OrderEvent&) = delete;
+  ~OrderEvent() {
+    if (event_ != nullptr) cudaEventDestroy(event_);
+  }
+  // `waiter` runs its later work after what `recorder` has enqueued so far.
+  void order(cudaStream_t recorder, cudaStream_t waiter) const {
+    FHE_CUDA_CHECK(cudaEventRecord(event_, recorder));
+    FHE_CUDA_CHECK(cudaStreamWaitEvent(waiter, event_, 0));
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// The device twin of the CPU TermAccumulator (same operation order, so the
+// same words): batch = sum up to `batch` raw products, then rescale the sum;
+// loop = rescale each product. Writes into caller-owned buffers only.
+class DeviceTerms {
+ public:
+  DeviceTerms(const CudaEvaluator& evaluator, const MatvecConfig& config, CudaCiphertext& product,
+              CudaCiphertext& pending, CudaCiphertext& rescaled, CudaCiphertext& total)
+      : ev_(evaluator), config_(config), product_(product), pending_(pending), rescaled_(rescaled),
+        total_(total) {}
+
+  void add_term(const CudaCiphertext& rotated, const CudaCiphertext& diagonal) {
+    if (config_.policy == DiagonalPolicy::loop) {
+      ev_.multiply_plain(rotated, diagonal, product_);
+      add_rescaled(product_);
+      return;
+    }
+    if (pending_terms_ == 0) {
+      ev_.multiply_plain(rotated, diagonal, pending_);
+    } else {
+      ev_.multiply_plain(rotated, diagonal, product_);
+      ev_.add(pending_, product_, pending_);
+    }
+    if (++pending_terms_ == config_.batch) flush();
+  }
+
+  // Whether any term was added (then `total` holds the rescaled sum).
+  bool finish() {
+    flush();
+    return has_total_;
+  }
+
+ private:
+  void flush() {
+    if (pending_terms_ == 0) return;
+    add_rescaled(pending_);
+    pending_terms_ = 0;
+  }
+  void add_rescaled(const CudaCiphertext& raw) {
+    if (!has_total_) {
+      ev_.rescale(raw, total_);
+      has_total_ = true;
+      return;
+    }
+    ev_.rescale(raw, rescaled_);
+    ev_.add(total_, rescaled_, total_);
+  }
+
+  const CudaEvaluator& ev_;
+  const MatvecConfig& config_;
+  CudaCiphertext &product_, &pending_, &rescaled_, &total_;
+  int pending_terms_ = 0;
+  bool has_total_ = false;
+};
+
+// Largest part of partition_range(count, workers): the most steps one worker
+// rotates, hence the chunk buffers it needs.
+int largest_part(int count, int workers) {
+  int largest = 0;
+  for (const auto& [begin, end] : partition_range(count, workers)) largest = std::max(largest, end - begin);
+  return largest;
+}
+
+}  // namespace
+
+struct CudaMatvec::Worker {
+  std::unique_ptr<CudaEvaluator> evaluator;
+  std::vector<CudaCiphertext> rotated;  // diagonal: one hoisted chunk
+  // Term accumulation, the bsgs inner sum and its giant-step rotation, and
+  // the worker's partial sum.
+  CudaCiphertext product, pending, rescaled, inner, rotated_inner, sum;
+  std::pair<int, int> range;  // diagonals (diagonal) or giant steps (bsgs)
+  bool has_sum = false;       // set while enqueueing (metadata, not data)
+  OrderEvent fork, join;
+};
+
+struct CudaMatvec::Graph {
+  cudaGraphExec_t exec = nullptr;
+  double scale = 0;  // the input scale baked into the captured metadata
+  ~Graph() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+  }
+};
+
+CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvecOptions options)
+    : engine_(engine), config_(config) {
+  if (!engine_.on_cuda()) {
+    throw InvalidArgument("CudaMatvec: engine on " + engine_.device().str() + "; build it with device \"cuda:N\"");
+  }
+  validate(config_, engine_.slot_count());
+  for (int step : matvec_rotation_steps(config_)) {
+    if (!engine_.has_galois_key(engine_.galois_element_for_step(step))) {
+      throw InvalidArgument("CudaMatvec needs the Galois key of rotation step " + std::to_string(step) +
+                            " (generate_keys with matvec_rotation_steps)");
+    }
+  }
+  const Preset& preset = engine_.preset();
+  cuda::DeviceGuard guard(engine_.device().index);
+  // Plan before allocating anything, so an oversize configuration is refused
+  // with the largest one that fits instead of failing mid-allocation.
+  plan_ = plan_matvec_memory(preset, config_);
+  std::size_t free_bytes = options.assume_free_bytes, total_bytes = 0;
+  if (free_bytes == 0) FHE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), engine_.device().str());
+  require_fits(preset, config_, free_bytes, engine_.device().str());
+
+  problem_ = make_matvec_problem(config_.dim, engine_.slot_count(), config_.seed);
+  const std::size_t rows = preset.q_primes.size(), n = engine_.ntt_plan().n();
+  const bool bsgs = config_.method == MatvecMethod::bsgs;
+  const int g = bsgs_baby_steps(config_.dim);
+  const int partitioned = bsgs ? config_.dim / g : config_.dim;
+  const int chunk = bsgs ? 0 : std::min(config_.hoist, largest_part(partitioned, config_.workers));
+  const auto ranges = partition_range(partitioned, config_.workers);
+  // Rotations, products and sums never exceed 2 parts; plaintexts hold 1.
+  auto two_part = [&] { return CudaCiphertext(rows, n, 2); };
+  for (int w = 0; w < config_.workers; ++w) {
+    auto worker = std::make_unique<Worker>();
+    CudaEvaluatorOptions evaluator_options;
+    if (w > 0) evaluator_options.shared_keys = workers_[0]->evaluator->keys();
+    worker->evaluator = std::make_unique<CudaEvaluator>(engine_, evaluator_options);
+    for (int k = 0; k < chunk; ++k) worker->rotated.push_back(two_part());
+    worker->product = two_part();
+    worker->pending = two_part();
+    worker->rescaled = two_part();
+    worker->sum = two_part();
+    if (bsgs) {
+      worker->inner = two_part();
+      worker->rotated_inner = two_part();
+    }
+    worker->range = ranges[static_cast<std::size_t>(w)];
+    workers_.push_back(std::move(worker));
+  }
+  input_ = two_part();
+  if (bsgs) {
+    for (int i = 1; i < g; ++i) baby_.push_back(two_part());
+  }
+  const CudaEvaluator& main = *workers_[0]->evaluator;
+  for (int s = 0; s < config_.dim; ++s) {
+    // BSGS folds the giant step into the diagonal, as on the CPU.
+    const int pre_rotation = bsgs ? (s / g) * g : 0;
+    diagonals_.emplace_back(rows, n, 1);
+    main.upload(engine_.encode(problem_.diagonal_slots(s, pre_rotation)), diagonals_.back());
+  }
+  main.synchronize();
+}
+
+CudaMatvec::~CudaMatvec() = default;
+
+cudaStream_t CudaMatvec::stream() const { return workers_[0]->evaluator->stream(); }
+
+void CudaMatvec::stage(const Ciphertext& input) {
+  if (input.level != 0 || input.size() != 2) {
+    throw InvalidArgument("CudaMatvec::stage: a fresh level-0 ciphertext of 2 parts (got level " +
+                          std::to_string(input.level) + ", " + std::to_string(input.size()) + " parts)");
+  }
+  // The graph replays the metadata of its capture; a different scale would
+  // silently mislabel the result.
+  if (graph_ && input.scale != graph_->scale) {
+    throw InvalidArgument("CudaMatvec::stage: input scale differs from the captured graph's");
+  }
+  workers_[0]->evaluator->upload(input, input_);
+}
+
+void CudaMatvec::launch(bool graph) {
+  if (!input_.parts) throw InvalidArgument("CudaMatvec::launch: stage an input first");
+  cuda::DeviceGuard guard(engine_.device().index);
+  if (!graph) {
+    enqueue();
+    return;
+  }
+  if (!graph_) {
+    // Capture once: every operation takes preallocated buffers and branches
+    // only on metadata, so the captured sequence is valid for any staged input.
+    auto captured = std::make_unique<Graph>();
+    captured->scale = input_.scale;
+    FHE_CUDA_CHECK(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t graph_def = nullptr;
+    try {
+      enqueue();
+    } catch (...) {
+      cudaStreamEndCapture(stream(), &graph_def);
+      if (graph_def != nullptr) cudaGraphDestroy(graph_def);
+      throw;
+    }
+    FHE_CUDA_CHECK(cudaStreamEndCapture(stream(), &graph_def));
+    const cudaError_t status = cudaGraphInstantiate(&captured->exec, graph_def, 0);
+    cudaGraphDestroy(graph_def);
+    FHE_CUDA_CHECK(status, "matvec graph instantiate");
+    graph_ = std::move(captured);
+  }
+  FHE_CUDA_CHECK(cudaGraphLaunch(graph_->exec, stream()));
+}
+
+double CudaMatvec::time_launch_ms(bool graph) {
+  cuda::DeviceGuard guard(engine_.device().index);
+  const cuda::Event start, stop;
+  start.record(stream());
+  launch(graph);
+  stop.record(stream());
+  stop.synchronize();
+  return stop.elapsed_ms_since(start);
+}
+
+void CudaMatvec::enqueue() {
+  if (config_.method == MatvecMethod::bsgs) {
+    enqueue_bsgs();
+  } else {
+    enqueue_diagonal();
+  }
+}
+
+void CudaMatvec::fork() {
+  for (std::size_t w = 1; w < workers_.size(); ++w) {
+    workers_[w]->fork.order(stream(), workers_[w]->evaluator->stream());
+  }
+}
+
+void CudaMatvec::join_and_reduce() {
+  Worker& main = *workers_[0];
+  for (std::size_t w = 1; w < workers_.size(); ++w) {
+    Worker& worker = *workers_[w];
+    worker.join.order(worker.evaluator->stream(), stream());
+    if (!worker.has_sum) continue;
+    if (main.has_sum) {
+      main.evaluator->add(main.sum, worker.sum, main.sum);
+    } else {
+      main.evaluator->copy(worker.sum, main.sum);
+      main.has_sum = true;
+    }
+  }
+}
+
+void CudaMatvec::enqueue_diagonal() {
+  fork();
+  for (auto& worker_ptr : workers_) {
+    Worker& worker = *worker_ptr;
+    const CudaEvaluator& ev = *worker.evaluator;
+    DeviceTerms terms(ev, config_, worker.product, worker.pending, worker.rescaled, worker.sum);
+    const auto [begin, end] = worker.range;
+    for (int chunk = begin; chunk < end; chunk += config_.hoist) {
+      std::vector<int> steps;
+      for (int s = chunk; s < std::min(end, chunk + config_.hoist); ++s) {
+        if (s == 0) {
+          terms.add_term(input_, diagonals_[0]);  // step 0 is the input itself
+        } else {
+          steps.push_back(s);
+        }
+      }
+      if (steps.empty()) continue;
+      ev.rotate_many_by_steps(input_, steps, std::span<CudaCiphertext>(worker.rotated.data(), steps.size()));
+      for (std::size_t k = 0; k < steps.size(); ++k) {
+        terms.add_term(worker.rotated[k], diagonals_[static_cast<std::size_t>(steps[k])]);
+      }
+    }
+    worker.has_sum = terms.finish();
+  }
+  join_and_reduce();
+}
+
+void CudaMatvec::enqueue_bsgs() {
+  const int g = bsgs_baby_steps(config_.dim);
+  const CudaEvaluator& main = *workers_[0]->evaluator;
+  // Baby steps on the main stream, one hoisted decomposition per chunk.
+  for (int chunk = 1; chunk < g; chunk += config_.hoist) {
+    std::vector<int> steps;
+    for (int i = chunk; i < std::min(g, chunk + config_.hoist); ++i) steps.push_back(i);
+    main.rotate_many_by_steps(input_, steps,
+                              std::span<CudaCiphertext>(baby_.data() + (chunk - 1), steps.size()));
+  }
+  auto baby = [&](int i) -> const CudaCiphertext& { return i == 0 ? input_ : baby_[static_cast<std::size_t>(i - 1)]; };
+  // Giant steps across workers: inner sums, then one rotation each.
+  fork();
+  for (auto& worker_ptr : workers_) {
+    Worker& worker = *worker_ptr;
+    const CudaEvaluator& ev = *worker.evaluator;
+    worker.has_sum = false;
+    for (int j = worker.range.first; j < worker.range.second; ++j) {
+      DeviceTerms terms(ev, config_, worker.product, worker.pending, worker.rescaled, worker.inner);
+      for (int i = 0; i < g; ++i) terms.add_term(baby(i), diagonals_[static_cast<std::size_t>(j * g + i)]);
+      terms.finish();
+      const CudaCiphertext* term = &worker.inner;
+      if (j > 0) {
+        ev.rotate(worker.inner, j * g, worker.rotated_inner);
+        term = &worker.rotated_inner;
+      }
+      if (worker.has_sum) {
+        ev.add(worker.sum, *term, worker.sum);
+      } else {
+        ev.copy(*term, worker.sum);
+        worker.has_sum = true;
+      }
+    }
+  }
+  join_and_reduce();
+}
+
+Ciphertext CudaMatvec::download_result() const {
+  const Worker& main = *workers_[0];
+  if (!main.has_sum) throw InvalidArgument("CudaMatvec::download_result: nothing launched yet");
+  return main.evaluator->download(main.sum);
+}
+
+double CudaMatvec::max_abs_error(const Ciphertext& result) const {
+  const auto decoded = engine_.decrypt_message(result);
+  std::vector<double> real(decoded.size());
+  for (std::size_t i = 0; i < decoded.size(); ++i) real[i] = decoded[i].real();
+  return problem_.max_abs_error(real);
+}
+
+}  // namespace fhe::workloads

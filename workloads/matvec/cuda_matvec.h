@@ -1,0 +1,92 @@
+// The encrypted d x d matrix-vector product on one CUDA device (SPEC
+// section 7, issue 7): the same diagonal (hoisted, batch or loop policy) and
+// BSGS methods as the CPU MatvecWorkload, with
+//   - the diagonals encoded once on the host and uploaded once;
+//   - a FIXED device input buffer and every intermediate preallocated, so
+//     the whole product is a fixed enqueue sequence;
+//   - rotation parallelism: the steps are partitioned (partition_range)
+//     across `workers` CUDA streams, fork/join with events, each worker an
+//     evaluator with its own workspaces and all of them sharing ONE set of
+//     device keys;
+//   - graph mode: that sequence captured once into a cudaGraphExec; a run
+//     stages the input into the fixed buffer and launches the graph. Eager
+//     mode enqueues the same sequence without capture.
+//
+//   CudaMatvec matvec(engine, config);   // engine on cuda:N with matvec_rotation_steps keys
+//   matvec.stage(engine.encrypt_message(matvec.problem().input_slots()));
+//   matvec.launch(/*graph=*/true);       // enqueues only
+//   double error = matvec.max_abs_error(matvec.download_result());
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "evaluator/cuda/cuda_evaluator.h"
+#include "fhe/ckks/engine.h"
+#include "workloads/matvec/matvec_config.h"
+#include "workloads/matvec/matvec_problem.h"
+#include "workloads/memory_plan.h"
+
+namespace fhe::workloads {
+
+struct CudaMatvecOptions {
+  // Test hook: the free device bytes the memory plan is checked against
+  // (0 = ask cudaMemGetInfo).
+  std::size_t assume_free_bytes = 0;
+};
+
+class CudaMatvec {
+ public:
+  // Validates the configuration, checks plan_matvec_memory against the free
+  // device memory (DeviceError naming the largest configuration that fits)
+  // before allocating, then uploads keys and diagonals and allocates every
+  // buffer. The engine must be on CUDA with the Galois keys of
+  // matvec_rotation_steps(config).
+  CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvecOptions options = {});
+  ~CudaMatvec();
+  CudaMatvec(const CudaMatvec&) = delete;
+  CudaMatvec& operator=(const CudaMatvec&) = delete;
+
+  const MatvecConfig& config() const { return config_; }
+  const MatvecProblem& problem() const { return problem_; }
+  const MemoryPlan& memory_plan() const { return plan_; }
+  int rotation_count() const { return matvec_rotation_count(config_); }
+  // The stream every run is ordered on (stage, launch, download).
+  cudaStream_t stream() const;
+
+  // Copies a fresh level-0 ciphertext into the fixed input buffer (ordered on
+  // stream(); the graph reads that buffer on every replay).
+  void stage(const Ciphertext& input);
+  // Enqueues one product of the staged input: a replay of the graph
+  // (captured on first use) or the same operations eagerly.
+  void launch(bool graph);
+  // launch(graph) between two CUDA events on stream(); waits and returns the
+  // device milliseconds (the staged input must already be enqueued).
+  double time_launch_ms(bool graph);
+  // The result of the last launch (synchronises).
+  Ciphertext download_result() const;
+  // max |y_i - (Mx)_i| over the d outputs after decryption.
+  double max_abs_error(const Ciphertext& result) const;
+
+ private:
+  struct Worker;
+  void enqueue();
+  void enqueue_diagonal();
+  void enqueue_bsgs();
+  void fork();
+  void join_and_reduce();
+
+  const CkksEngine& engine_;
+  MatvecConfig config_;
+  MatvecProblem problem_;
+  MemoryPlan plan_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // worker 0 owns the keys and the main stream
+  std::vector<CudaCiphertext> diagonals_;         // 1 part each, level 0
+  CudaCiphertext input_;                          // the fixed staging buffer
+  std::vector<CudaCiphertext> baby_;              // bsgs: rotations 1..g-1 of the input
+  struct Graph;
+  std::unique_ptr<Graph> graph_;
+};
+
+}  // namespace fhe::workloads
