@@ -57,7 +57,7 @@ ApplicationWorkload resolve_application_workload(const ApplicationOptions& optio
     config.workers = options.workers;
     fhe::workloads::validate(config, preset.slots());
     workload.graph = parse_graph_option(options.graph, device);
-    require_runnable_on(device);
+    require_runnable_on(workload.kind, device);
     return workload;
   }
   if (options.workload == kKeySwitchWorkload) {
@@ -72,7 +72,7 @@ ApplicationWorkload resolve_application_workload(const ApplicationOptions& optio
                                  " slots (no key switch); use a step in 1.." +
                                  std::to_string(preset.slots() - 1) + " or its negative");
     workload.rotation_step = options.step;
-    require_runnable_on(device);
+    require_runnable_on(workload.kind, device);
     return workload;
   }
   throw fhe::InvalidArgument(options.workload.empty()

@@ -12,6 +12,7 @@
 
 #include "fhe/ckks/engine.h"
 #include "recommend/application_workload.h"
+#include "recommend/sample_timer.h"
 
 namespace fhelium {
 
@@ -34,18 +35,23 @@ class ApplicationRunner {
   virtual void stage(std::size_t operation) = 0;
   // Timed: the operation from the staged input to its output ciphertext.
   virtual void run(std::size_t operation) = 0;
+  // One timed run: by default `timer` around run() between device-wide
+  // synchronisations; the GPU matvec times its own stream instead.
+  virtual double time_ms(std::size_t operation, SampleTimer& timer);
   // Untimed: stage, run once, decrypt and compare with the reference.
   virtual OperationCheck check(std::size_t operation) = 0;
 };
 
-// The runners drive the workloads through fhe::Evaluator, which computes on
-// the host. Throws InvalidArgument for a CUDA device, so that host work is
-// never timed and reported as a GPU's.
-void require_runnable_on(const fhe::DeviceSpec& device);
+// On the CPU both workloads run through fhe::Evaluator; on CUDA only the
+// matvec has a runner (CudaMatvec). Throws InvalidArgument for the key-switch
+// workload on a CUDA device, so that host work is never timed and reported
+// as a GPU's.
+void require_runnable_on(ApplicationWorkloadKind kind, const fhe::DeviceSpec& device);
 
 // Builds the workload over `engine`, which must already hold the keys of
 // application_rotation_steps(workload) and outlive the runner. Encodes
-// the matvec diagonals and encrypts the inputs (never timed).
+// the matvec diagonals (on CUDA: and uploads them with the keys) and
+// encrypts the inputs (never timed).
 std::unique_ptr<ApplicationRunner> make_application_runner(fhe::CkksEngine& engine,
                                                            const ApplicationWorkload& workload);
 

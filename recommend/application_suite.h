@@ -4,6 +4,8 @@
 // workload are built once, untimed. One sample is one run of the workload
 // from its staged input ciphertext to its output ciphertext. Correctness
 // gate: decryption error within 5e-5 (matvec) or 1e-4 (key switches).
+// On CUDA only the matvec runs (CudaMatvec): a sample is one graph replay
+// or eager launch, timed with CUDA events on the matvec's stream.
 #pragma once
 
 #include <cstdint>

@@ -38,9 +38,13 @@ std::vector<DeploymentContext> group_contexts(const std::vector<LoadedEvidence>&
   for (const auto& input : inputs) {
     const auto& c = input.context;
     auto it = std::find_if(out.begin(), out.end(), [&](const DeploymentContext& d) {
-      return d.gpu_name == c.gpu_name && d.gpu_uuid == c.gpu_uuid && d.preset == c.preset;
+      return d.gpu_name == c.gpu_name && d.preset == c.preset;
     });
-    if (it == out.end()) it = out.insert(out.end(), DeploymentContext{c.gpu_name, c.gpu_uuid, c.preset, {}});
+    if (it == out.end()) {
+      it = out.insert(out.end(), DeploymentContext{c.gpu_name, c.gpu_uuid, c.preset, {}});
+    } else if (it->gpu_uuid.find(c.gpu_uuid) == std::string::npos) {
+      it->gpu_uuid += ", " + c.gpu_uuid;
+    }
     it->files.push_back(&input);
   }
   for (auto& context : out)

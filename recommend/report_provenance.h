@@ -19,9 +19,11 @@ struct ProvenanceDifference {
 // Empty when every input agrees on every field.
 std::vector<ProvenanceDifference> provenance_differences(const std::vector<LoadedEvidence>& inputs);
 
-// Files of one GPU (name and UUID) and one preset, in scope order.
+// Files of one GPU model and one preset, in scope order. Units of the same
+// model (different UUIDs, e.g. two lent machines) share a deployment so their
+// scopes stand side by side; the provenance check warns about the UUIDs.
 struct DeploymentContext {
-  std::string gpu_name, gpu_uuid, preset;
+  std::string gpu_name, gpu_uuid, preset;  // gpu_uuid lists every unit seen
   std::vector<const LoadedEvidence*> files;
 };
 

@@ -237,7 +237,7 @@ TEST(ApplicationSuite, BadRequestsAreRefusedBeforeAnyWork) {
   expect_refused(options, "--step -2048 rotates by a multiple of the 2048 slots");
   options = base("keyswitch");
   options.device = "cuda:0";  // host work is never timed as a GPU's
-  expect_refused(options, "run on the CPU evaluator");
+  expect_refused(options, "no CUDA key-switch workload runner yet");
   options = base("matvec");
   options.level = 1;
   expect_refused(options, "--level does not apply to --suite application");

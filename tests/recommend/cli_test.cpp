@@ -117,6 +117,10 @@ TEST_F(RecommendCli, BadApplicationInputIsRejected) {
                   "--dim does not apply to --workload keyswitch");
   expect_rejected(recommend_args({{"--workload", "matvec"}}), "--workload applies only to --suite application");
   expect_rejected(recommend_args({{"--hoist", "4"}}), "--hoist applies only to --suite application");
+  // The matvec runs on CUDA; a GPU that is not there is refused by require_device.
+  expect_rejected(matvec({{"--device", "cuda:99"}}), "cuda:99");
+  expect_rejected(matvec({{"--workload", "keyswitch"}, {"--device", "cuda:0"}}),
+                  "no CUDA key-switch workload runner yet");
   // About 2 TiB of Galois keys per backend: refused before anything is built.
   expect_rejected(matvec({{"--preset", "slots65536-scale40-levels72-int64"}, {"--dim", "1024"}}),
                   "backends are held at once) has");
