@@ -46,6 +46,19 @@ TEST(ReportProvenance, DriverMismatchIsNamedAndWarned) {
   EXPECT_TRUE(provenance_differences(two_files({}, {})).empty());
 }
 
+TEST(ReportProvenance, UnitsOfOneModelShareADeploymentButAreWarnedAbout) {
+  Machine second_unit;
+  second_unit.uuid = "GPU-3333";  // same model, another lent machine
+  const auto files = two_files({}, second_unit);
+  const ReportModel model = build_model(files, false);
+  ASSERT_EQ(model.contexts.size(), 1u);  // kernel and primitive stand side by side
+  EXPECT_EQ(model.contexts[0].files.size(), 2u);
+  EXPECT_NE(model.contexts[0].gpu_uuid.find("GPU-3333"), std::string::npos);
+  const auto differences = provenance_differences(files);
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].field, "GPU UUID");
+}
+
 TEST(ReportProvenance, FleetViewKeepsOneDecisionPerGpu) {
   Machine h100;
   h100.gpu = "NVIDIA H100";
