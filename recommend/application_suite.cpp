@@ -199,12 +199,7 @@ class ApplicationSuite : public Suite {
     std::unique_ptr<ApplicationRunner> runner;  // refers to *engine; declared after it
   };
 
-  BackendState& state(const std::string& backend) {
-    auto it = states_.find(backend);
-    if (it == states_.end())
-      throw fhe::InvalidArgument("application suite: backend " + backend + " was not prepared");
-    return *it->second;
-  }
+  BackendState& state(const std::string& backend) { return prepared_state(states_, backend, "application"); }
 
   const fhe::Preset& preset_;
   fhe::DeviceSpec device_;

@@ -84,9 +84,7 @@ void KernelSuite::prepare(const std::string& backend) {
 }
 
 const fhe::ntt::NttPlan& KernelSuite::plan(const std::string& backend) const {
-  auto it = plans_.find(backend);
-  if (it == plans_.end()) throw fhe::InvalidArgument("kernel suite: backend " + backend + " was not prepared");
-  return *it->second;
+  return prepared_state(plans_, backend, "kernel");
 }
 
 CorrectnessRecord KernelSuite::check_correctness(const std::string& backend) {

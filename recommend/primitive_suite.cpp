@@ -339,12 +339,7 @@ class PrimitiveSuite : public Suite {
   }
 #endif
 
-  BackendState& state(const std::string& backend) {
-    auto it = states_.find(backend);
-    if (it == states_.end())
-      throw fhe::InvalidArgument("ckks-primitive suite: backend " + backend + " was not prepared");
-    return *it->second;
-  }
+  BackendState& state(const std::string& backend) { return prepared_state(states_, backend, "ckks-primitive"); }
 
   const fhe::Preset& preset_;
   fhe::DeviceSpec device_;

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fhe/core/error.h"
+
 namespace fhelium {
 
 // What one timed sample covers, recorded verbatim in the evidence.
@@ -48,5 +50,16 @@ class Suite {
   // One timed execution of operations()[operation]; milliseconds.
   virtual double time_once(const std::string& backend, std::size_t operation) = 0;
 };
+
+// The per-backend state a suite's prepare() stored in `states` (a map from
+// backend name to a pointer); InvalidArgument when it was never prepared.
+template <typename States>
+auto& prepared_state(States& states, const std::string& backend, std::string_view suite) {
+  const auto it = states.find(backend);
+  if (it == states.end()) {
+    throw fhe::InvalidArgument(std::string(suite) + " suite: backend " + backend + " was not prepared");
+  }
+  return *it->second;
+}
 
 }  // namespace fhelium

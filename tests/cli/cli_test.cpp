@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_command.h"
+#include "tests/support/process.h"
 
 namespace {
 
-using fhelium::testing::run_fhelium;
+fhelium::testing::CommandResult run_fhelium(const std::string& arguments) {
+  return fhelium::testing::run_command(std::string(FHELIUM_BINARY) + " " + arguments);
+}
 
 int line_count(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));

@@ -4,29 +4,23 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <fstream>
-#include <sstream>
 
 #include "fhe/core/error.h"
 #include "recommend/atomic_file.h"
 #include "tests/recommend/test_support.h"
+#include "tests/support/process.h"
 
 namespace fhelium {
 namespace {
 
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using fhelium::testing::read_text;
 
 TEST(AtomicFile, WritesTheWholeContentAndNoTemporaryFile) {
   test::TempDir dir;
   const auto target = dir.path() / "out.json";
   const std::string big(300000, 'x');  // larger than the stream buffer
   write_file_atomically(target, [&](std::ostream& out) { out << big << "end"; });
-  EXPECT_EQ(read_all(target), big + "end");
+  EXPECT_EQ(read_text(target), big + "end");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.json"});
 }
 
@@ -43,7 +37,7 @@ TEST(AtomicFile, WriterErrorLeavesNothingAndKeepsTheOldFile) {
   write_file_atomically(target, [](std::ostream& out) { out << "old"; });
   EXPECT_THROW(write_file_atomically(target, [](std::ostream&) { throw std::runtime_error("no"); }),
                std::runtime_error);
-  EXPECT_EQ(read_all(target), "old");
+  EXPECT_EQ(read_text(target), "old");
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.json"});
 }
 

@@ -1,29 +1,19 @@
 // The built `fhelium` binary: bad input gives exit code 2, one line on
 // stderr and no output file; a small CPU run and a rescore succeed.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include "tests/recommend/test_support.h"
+#include "tests/support/process.h"
 
 namespace fhelium {
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using Outcome = fhelium::testing::CommandResult;
+using fhelium::testing::read_text;
 
 class RecommendCli : public ::testing::Test {
  protected:
@@ -31,18 +21,7 @@ class RecommendCli : public ::testing::Test {
   std::filesystem::path output_ = dir_.path() / "out.json";
 
   Outcome run(const std::string& args) {
-    const auto out = dir_.path() / "stdout.txt";
-    const auto err = dir_.path() / "stderr.txt";
-    const std::string command = std::string(FHELIUM_BINARY) + " " + args + " > " + out.string() +
-                                " 2> " + err.string() + " < /dev/null";
-    const int status = std::system(command.c_str());
-    Outcome outcome;
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    outcome.out = read_all(out);
-    outcome.err = read_all(err);
-    std::filesystem::remove(out);
-    std::filesystem::remove(err);
-    return outcome;
+    return fhelium::testing::run_command(std::string(FHELIUM_BINARY) + " " + args);
   }
 
   // The recommend command at a small CPU preset; `overrides` replaces
@@ -134,7 +113,7 @@ TEST_F(RecommendCli, SmallKeySwitchApplicationRun) {
   ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
   EXPECT_NE(outcome.out.find("rotate@level2 ms"), std::string::npos) << outcome.out;
   EXPECT_NE(outcome.out.find("recommended: "), std::string::npos) << outcome.out;
-  const nlohmann::json doc = nlohmann::json::parse(read_all(output_));
+  const nlohmann::json doc = nlohmann::json::parse(read_text(output_));
   EXPECT_EQ(doc["metadata"]["suite"], "application");
   EXPECT_EQ(doc["metadata"]["operations"].get<std::vector<std::string>>(),
             (std::vector<std::string>{"relinearize@level0", "rotate@level0", "relinearize@level2", "rotate@level2"}));
@@ -180,14 +159,14 @@ TEST_F(RecommendCli, SmallRunThenRescoreWithWeights) {
   EXPECT_TRUE(run_outcome.err.empty()) << run_outcome.err;  // no progress: stderr is not a terminal
   EXPECT_NE(run_outcome.out.find("recommended: "), std::string::npos);
   EXPECT_NE(run_outcome.out.find("apply: fhe::CkksEngine engine("), std::string::npos);
-  const nlohmann::json doc = nlohmann::json::parse(read_all(output_));
+  const nlohmann::json doc = nlohmann::json::parse(read_text(output_));
   EXPECT_EQ(doc["metadata"]["seed"], 3);
 
   const auto rescored = dir_.path() / "rescored.json";
   const Outcome rescore = run("benchmark rescore " + output_.string() +
                               " --weights roundtrip=3 --policy strict --output " + rescored.string());
   ASSERT_EQ(rescore.exit_code, 0) << rescore.err;
-  const nlohmann::json again = nlohmann::json::parse(read_all(rescored));
+  const nlohmann::json again = nlohmann::json::parse(read_text(rescored));
   EXPECT_EQ(again["evidence"], doc["evidence"]);
   EXPECT_EQ(again["recommendation"]["policy"], "strict");
   EXPECT_DOUBLE_EQ(again["analysis"]["scoring"]["weights"]["roundtrip"].get<double>(), 0.6);

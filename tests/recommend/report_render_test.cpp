@@ -3,26 +3,20 @@
 // external references; and the same through the built binary, with its
 // bad-input exit codes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "recommend/report_builder.h"
 #include "recommend/report_sha256.h"
 #include "tests/recommend/report_test_support.h"
+#include "tests/support/process.h"
 
 namespace fhelium {
 namespace {
 
 using namespace test;
 
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using fhelium::testing::read_text;
 
 class H200Report : public ::testing::Test {
  protected:
@@ -36,12 +30,9 @@ class H200Report : public ::testing::Test {
   }
 
   int run(const std::string& args, std::string* err = nullptr) {
-    const auto err_path = dir_.path() / "stderr.txt";
-    const std::string command = std::string(FHELIUM_BINARY) + " " + args + " > /dev/null 2> " + err_path.string();
-    const int status = std::system(command.c_str());
-    if (err) *err = read_all(err_path);
-    std::filesystem::remove(err_path);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const auto result = fhelium::testing::run_command(std::string(FHELIUM_BINARY) + " " + args);
+    if (err) *err = result.err;
+    return result.exit_code;
   }
 };
 
@@ -83,13 +74,13 @@ TEST_F(H200Report, BinaryWritesReportPolicyAndArchive) {
   ASSERT_EQ(run("report " + kernel_.string() + " " + primitive_.string() + " --output " + out.string() +
                 " --archive --emit-policy " + (dir_.path() / "policy.json").string()),
             0);
-  EXPECT_NE(read_all(out / "report.md").find("| radix2_compact_group16_smem8 | #1 · S 1.0000"), std::string::npos);
-  EXPECT_NE(read_all(out / "report.html").find("<svg"), std::string::npos);
-  EXPECT_EQ(read_all(out / "evidence/01-kernel.json"), read_all(kernel_));
-  const auto manifest = nlohmann::json::parse(read_all(out / "manifest.json"));
+  EXPECT_NE(read_text(out / "report.md").find("| radix2_compact_group16_smem8 | #1 · S 1.0000"), std::string::npos);
+  EXPECT_NE(read_text(out / "report.html").find("<svg"), std::string::npos);
+  EXPECT_EQ(read_text(out / "evidence/01-kernel.json"), read_text(kernel_));
+  const auto manifest = nlohmann::json::parse(read_text(out / "manifest.json"));
   EXPECT_EQ(manifest["files"][1]["sha256"], sha256_file_hex(primitive_));
   EXPECT_EQ(manifest["files"][1]["command"][5], "ckks-primitive");
-  const auto policy = nlohmann::json::parse(read_all(dir_.path() / "policy.json"));
+  const auto policy = nlohmann::json::parse(read_text(dir_.path() / "policy.json"));
   EXPECT_EQ(policy["entries"][0]["key"]["gpu_model"], "NVIDIA H200");
   EXPECT_EQ(policy["entries"][0]["key"]["driver"], "580.159.04");
   EXPECT_EQ(policy["entries"][0]["backend"], "radix2_compact_group8_smem8");
