@@ -75,22 +75,23 @@ Ciphertext Evaluator::negate(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::add_plain(const Ciphertext& a, const Plaintext& b) const {
-  const Preset& preset = engine_.preset();
-  check_parts(a, "add_plain", preset, 3);
-  check_level(a.level, b.level, "add_plain", preset);
-  check_scale(a.scale, b.scale, "add_plain", preset, a.level);
-  Ciphertext out = a;
-  add_inplace(out.parts[0], b.poly, engine_.rns_basis());
-  return out;
+  return combine_plain_into_part0(a, b, "add_plain", add_inplace);
 }
 
 Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& b) const {
+  return combine_plain_into_part0(a, b, "sub_plain", sub_inplace);
+}
+
+// add_plain and sub_plain: the same level and scale checks, then the
+// plaintext enters part 0 only (m + c0 + c1 s decrypts to the sum).
+Ciphertext Evaluator::combine_plain_into_part0(const Ciphertext& a, const Plaintext& b, const char* op,
+                                               PlainCombine combine) const {
   const Preset& preset = engine_.preset();
-  check_parts(a, "sub_plain", preset, 3);
-  check_level(a.level, b.level, "sub_plain", preset);
-  check_scale(a.scale, b.scale, "sub_plain", preset, a.level);
+  check_parts(a, op, preset, 3);
+  check_level(a.level, b.level, op, preset);
+  check_scale(a.scale, b.scale, op, preset, a.level);
   Ciphertext out = a;
-  sub_inplace(out.parts[0], b.poly, engine_.rns_basis());
+  combine(out.parts[0], b.poly, engine_.rns_basis());
   return out;
 }
 

@@ -76,6 +76,9 @@ class Evaluator {
   std::pair<RnsPoly, RnsPoly> key_switch(const RnsPoly& input, const KeySwitchKey& key) const;
 
  private:
+  using PlainCombine = void (*)(RnsPoly&, const RnsPoly&, const RnsBasis&);
+  Ciphertext combine_plain_into_part0(const Ciphertext& a, const Plaintext& b, const char* op,
+                                      PlainCombine combine) const;
   std::vector<Ciphertext> apply_galois(const Ciphertext& a,
                                        const std::vector<std::uint64_t>& galois_elements) const;
   const RnsScaleDown& rescale_schedule(int level) const;
