@@ -57,13 +57,9 @@ class CudaPlan final : public NttPlan {
       FHE_CUDA_CHECK(
           cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_index_), where);
       if (word_ == WordType::int64) {
-        gpu::allow_full_region_blocks<std::uint64_t>();
-        gpu::allow_full_global_pass_blocks<std::uint64_t>();
         tables64_ = DeviceTables<std::uint64_t>::upload(
             gpu::make_host_tables<std::uint64_t>(backend_, log_n(), moduli_), where);
       } else {
-        gpu::allow_full_region_blocks<std::uint32_t>();
-        gpu::allow_full_global_pass_blocks<std::uint32_t>();
         tables32_ = DeviceTables<std::uint32_t>::upload(
             gpu::make_host_tables<std::uint32_t>(backend_, log_n(), moduli_), where);
       }

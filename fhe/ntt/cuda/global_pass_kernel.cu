@@ -1,6 +1,5 @@
 // The global fused-pass kernel (compact groups and strict radix digits),
 // instantiated for G = 1..4 stages, both directions and both word types.
-#include "fhe/cuda/check.h"
 #include "fhe/ntt/cuda/global_pass.cuh"
 #include "fhe/ntt/cuda/kernels.h"
 
@@ -11,9 +10,9 @@ template <typename Word, int G, bool Forward>
 __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
     ntt_global_pass(PassArgs<Word> args) {
   allow_next_kernel_launch();
-  extern __shared__ __align__(16) std::uint64_t pipeline_buffers[];
-  global_pass_thread<Word, G, Forward>(args, pipeline_buffers, blockIdx.x, gridDim.x, blockDim.x,
-                                       threadIdx.x);
+  const std::uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
+  if (item >= global_pass_items_per_row<Word, G>(args.log_n)) return;
+  global_pass_item<Word, G, Forward>(args, blockIdx.y, item);
 }
 
 template <typename Word>
@@ -47,18 +46,6 @@ cudaError_t launch_global_pass(const PassArgs<Word>& args, bool forward, const L
 }
 
 template <typename Word>
-void allow_full_global_pass_blocks() {
-  for (const bool forward : {true, false}) {
-    for (int stages = 1; stages <= kMaxGlobalPassStages; ++stages) {
-      const std::size_t bytes = 8 * global_pass_buffer_words(stages, sizeof(Word), kMaxBlockThreads);
-      FHE_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(select_kernel<Word>(stages, forward)),
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(bytes)));
-    }
-  }
-}
-
-template <typename Word>
 KernelResources global_pass_resources(int stage_count, bool forward, const LaunchShape& shape) {
   const std::string name = std::string("ntt_global_pass<") + word_tag<Word>() + ",g" +
                            std::to_string(stage_count) + (forward ? ",forward>" : ",inverse>");
@@ -70,7 +57,5 @@ template cudaError_t launch_global_pass(const PassArgs<std::uint64_t>&, bool, co
 template cudaError_t launch_global_pass(const PassArgs<std::uint32_t>&, bool, const LaunchShape&, cudaStream_t);
 template KernelResources global_pass_resources<std::uint64_t>(int, bool, const LaunchShape&);
 template KernelResources global_pass_resources<std::uint32_t>(int, bool, const LaunchShape&);
-template void allow_full_global_pass_blocks<std::uint64_t>();
-template void allow_full_global_pass_blocks<std::uint32_t>();
 
 }  // namespace fhe::ntt::gpu

@@ -22,16 +22,6 @@ inline constexpr int kWordsPerThread = 16;
 inline constexpr int kPaddedTileWords = kTileWords + kTileWords / 16;
 FHE_HD std::uint32_t padded(std::uint32_t word) { return word + (word >> 4); }
 
-// Shared memory of a region block: its padded tiles, then each thread's
-// staged row round twiddles, 15 pairs (a stride that keeps the 16-byte
-// reads of a quarter warp on distinct banks).
-inline constexpr int kStagedTwiddles = (1 << 4) - 1;
-FHE_HD constexpr std::size_t region_shared_bytes(std::uint32_t tiles_per_block,
-                                                 std::size_t word_bytes) {
-  return tiles_per_block * (kPaddedTileWords * word_bytes +
-                            kThreadsPerTile * kStagedTwiddles * 2 * word_bytes);
-}
-
 inline constexpr int kMaxGlobalPassStages = 4;
 
 // Offsets a global-pass thread takes side by side (16-byte accesses, each
@@ -40,14 +30,6 @@ inline constexpr int kMaxGlobalPassStages = 4;
 // block per SM (seen: 228 registers), too few warps to hide memory latency.
 FHE_HD constexpr int global_pass_lanes(int stage_count, std::size_t word_bytes) {
   return stage_count == 4 && word_bytes == 8 ? 1 : 2;
-}
-
-// Words of shared memory a pipelined global-pass block needs: two buffers
-// holding 2^G words per lane of each thread's item.
-FHE_HD constexpr std::size_t global_pass_buffer_words(int stage_count, std::size_t word_bytes,
-                                                      std::uint32_t block_threads) {
-  return 2 * (std::size_t{1} << stage_count) * block_threads *
-         global_pass_lanes(stage_count, word_bytes);
 }
 
 // The shared-region kernels exist for regions of 8 and 6 stages (skipping

@@ -53,21 +53,12 @@ cudaError_t launch_global_pass(const PassArgs<Word>& args, bool forward, const L
                         cudaStream_t stream);
 template <typename Word>
 KernelResources global_pass_resources(int stage_count, bool forward, const LaunchShape& shape);
-// The pipelined global pass's two buffers exceed the default 48 KiB of
-// dynamic shared memory for G = 4 (64-bit) and G = 3; raised like the region's.
-template <typename Word>
-void allow_full_global_pass_blocks();
 
 template <typename Word>
 cudaError_t launch_shared_region(const PassArgs<Word>& args, bool forward, const LaunchShape& shape,
                           cudaStream_t stream);
 template <typename Word>
 KernelResources shared_region_resources(int stage_count, bool forward, const LaunchShape& shape);
-// A full region block (16 tiles and their staged twiddles) needs more than
-// the default 48 KiB of dynamic shared memory. The limit is a function
-// attribute of the current device: a plan raises it once on its device.
-template <typename Word>
-void allow_full_region_blocks();
 
 template <typename Word>
 cudaError_t launch_indexed_stage(const IndexedStageArgs<Word>& args, bool forward,

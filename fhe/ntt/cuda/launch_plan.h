@@ -80,14 +80,11 @@ struct LaunchShape {
 };
 
 // Grids cover rows x items. Blocks shrink (down to one warp) while the grid
-// would leave SMs idle, so a single row still spreads over the chip. The
-// pipelined global pass is persistent: at most the blocks that are resident
-// at once (kMinBlocksPerSm per SM), each walking its items with a stride.
+// would leave SMs idle, so a single row still spreads over the chip.
 inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t rows,
                                 int sm_count, std::size_t word_bytes) {
   LaunchShape shape;
-  const std::size_t wanted_blocks =
-      static_cast<std::size_t>(kMinBlocksPerSm) * static_cast<std::size_t>(std::max(sm_count, 1));
+  const std::size_t wanted_blocks = 2 * static_cast<std::size_t>(std::max(sm_count, 1));
   if (launch.kernel == KernelKind::shared_region) {
     const std::size_t tiles = rows << (log_n - kTileBits);
     unsigned per_block = kMaxBlockThreads / kThreadsPerTile;
@@ -96,7 +93,7 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
     shape.block = per_block * kThreadsPerTile;
     shape.grid_x = static_cast<unsigned>((tiles + per_block - 1) / per_block);
     shape.grid_y = 1;
-    shape.dynamic_shared_bytes = region_shared_bytes(per_block, word_bytes);
+    shape.dynamic_shared_bytes = per_block * kPaddedTileWords * word_bytes;
     return shape;
   }
   const int lanes_log =
@@ -107,16 +104,8 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
   unsigned block = static_cast<unsigned>(std::min<std::size_t>(kMaxBlockThreads, items));
   while (block > 32 && ((items + block - 1) / block) * rows < wanted_blocks) block /= 2;
   shape.block = block;
-  const std::size_t blocks_per_row = (items + block - 1) / block;
-  if (launch.kernel == KernelKind::indexed_stage) {
-    shape.grid_x = static_cast<unsigned>(blocks_per_row);
-    shape.grid_y = static_cast<unsigned>(rows);
-    return shape;
-  }
-  shape.grid_x = static_cast<unsigned>(std::min(blocks_per_row * rows, wanted_blocks));
-  shape.grid_y = 1;
-  shape.dynamic_shared_bytes =
-      8 * global_pass_buffer_words(launch.stage_count, word_bytes, block);
+  shape.grid_x = static_cast<unsigned>((items + block - 1) / block);
+  shape.grid_y = static_cast<unsigned>(rows);
   return shape;
 }
 

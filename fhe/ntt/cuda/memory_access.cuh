@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "fhe/ntt/cuda/kernel_params.h"
 
@@ -47,47 +46,6 @@ FHE_HD TwiddlePair<std::uint32_t> load_twiddle(const TwiddlePair<std::uint32_t>*
   return {v.x, v.y};
 #else
   return *p;
-#endif
-}
-
-// Asynchronous global -> shared copies (cp.async, sm_80+) of 8 or 16 aligned
-// bytes: the thread goes on while they are in flight. Copies are committed
-// in groups; wait_async_copies_but_one() blocks until all but the newest
-// group have landed, wait_async_copies() until all have. Plain copies on
-// the host, so the emulation test runs the same thread bodies.
-template <int Bytes>
-FHE_HD void copy_async(void* shared_destination, const void* source) {
-  static_assert(Bytes == 8 || Bytes == 16, "cp.async copies 8 or 16 bytes here");
-#if defined(__CUDA_ARCH__)
-  const auto destination =
-      static_cast<unsigned>(__cvta_generic_to_shared(shared_destination));
-  if constexpr (Bytes == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(destination), "l"(source)
-                 : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(destination), "l"(source)
-                 : "memory");
-  }
-#else
-  std::memcpy(shared_destination, source, Bytes);
-#endif
-}
-
-FHE_HD void commit_async_copies() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-FHE_HD void wait_async_copies_but_one() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.wait_group 1;" ::: "memory");
-#endif
-}
-
-FHE_HD void wait_async_copies() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
 

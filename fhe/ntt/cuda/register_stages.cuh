@@ -67,26 +67,20 @@ FHE_HD void for_each_stage(F&& f) {
 template <typename Word, int Count>
 using StageTwiddles = TwiddlePair<Word>[(1 << Count) - 1];
 
-// Calls visit(i, r, group) for every twiddle of stages Skip..Count-1, i being
-// its slot in StageTwiddles.
-template <int Count, int Skip, typename Visit>
-FHE_HD void for_each_stage_twiddle(Visit&& visit) {
-  for_each_stage<Count, true>([&](auto stage) {
-    constexpr int r = decltype(stage)::value;
-    if constexpr (r >= Skip) {
-#pragma unroll
-      for (int group = 0; group < (1 << r); ++group) visit((1 << r) - 1 + group, r, group);
-    }
-  });
-}
-
 // Loads every twiddle of stages Skip..Count-1 up front: they do not depend on
 // the data, so their latency overlaps the data loads instead of stalling
 // each stage in turn. twiddle_at(r, group) gives the pair's address.
 template <int Count, int Skip, typename Word, typename TwiddleAt>
 FHE_HD void load_stage_twiddles(StageTwiddles<Word, Count>& tw, TwiddleAt&& twiddle_at) {
-  for_each_stage_twiddle<Count, Skip>(
-      [&](int i, int r, int group) { tw[i] = load_twiddle(twiddle_at(r, group)); });
+  for_each_stage<Count, true>([&](auto stage) {
+    constexpr int r = decltype(stage)::value;
+    if constexpr (r >= Skip) {
+#pragma unroll
+      for (int group = 0; group < (1 << r); ++group) {
+        tw[(1 << r) - 1 + group] = load_twiddle(twiddle_at(r, group));
+      }
+    }
+  });
 }
 
 }  // namespace fhe::ntt::gpu

@@ -4,13 +4,9 @@
 // words in registers for two rounds of 4 stages: columns (words t + 16k,
 // local stages 0-3) and rows (words 16t + k, local stages 4-7), exchanging
 // through shared memory once. Tile loads and stores on the row side go
-// through shared memory as coalesced 16-byte pairs. The row round's
-// twiddles differ per lane (15 pairs each: half the region's DRAM bytes), so
-// every thread first stages its own into shared memory with asynchronous
-// copies; they land while the column round (or the inverse's tile load)
-// runs instead of stalling the row round. The kernel calls the phases of its
-// direction with a barrier between them; the host emulation test calls them
-// thread by thread.
+// through shared memory as coalesced 16-byte pairs. The kernel calls the
+// three phases of its direction with a barrier between them; the host
+// emulation test calls them thread by thread.
 #pragma once
 
 #include <cstddef>
@@ -51,19 +47,12 @@ FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t bloc
 // sub-block whose group index at local stage FirstLocal is `block_group`.
 // Stages before the region's first (local index < Skip) belong to earlier
 // passes; Skip is a template argument so no stage hides behind a branch.
-template <int FirstLocal, typename Word>
-FHE_HD const TwiddlePair<Word>* round_twiddle(const PassArgs<Word>& a,
-                                              const TwiddlePair<Word>* twiddles,
-                                              std::uint32_t block_group, int r, int group) {
-  return twiddles + twiddle_index(a.address, FirstLocal + r, (block_group << r) + group);
-}
-
 template <int FirstLocal, int Skip, typename Word>
 FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>& a,
                                 const TwiddlePair<Word>* twiddles, std::uint32_t block_group) {
   constexpr int kRoundSkip = Skip > FirstLocal ? Skip - FirstLocal : 0;
   load_stage_twiddles<4, kRoundSkip>(tw, [&](int r, int group) {
-    return round_twiddle<FirstLocal>(a, twiddles, block_group, r, group);
+    return twiddles + twiddle_index(a.address, FirstLocal + r, (block_group << r) + group);
   });
 }
 
@@ -87,42 +76,6 @@ FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 
 template <typename Word>
 FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const TileThread& th) {
   return a.twiddles + static_cast<std::size_t>(a.first_row + th.data_row) * a.table_stride;
-}
-
-// Each thread's staged row round twiddles follow the block's tiles
-// (region_shared_bytes).
-template <typename Word>
-FHE_HD TwiddlePair<Word>* staged_twiddles(Word* shared, std::uint32_t tiles_per_block,
-                                          std::uint32_t thread) {
-  return reinterpret_cast<TwiddlePair<Word>*>(shared + tiles_per_block * kPaddedTileWords) +
-         thread * kStagedTwiddles;
-}
-
-// Phase 0 (both directions): start the asynchronous copies of this thread's
-// row round twiddles (local stages 4-7, never skipped); the kernel waits for
-// them before the barrier that precedes the row round. Twiddles are written
-// at plan creation, so this runs before waiting for the previous kernel.
-template <typename Word, int Skip>
-FHE_HD void stage_row_twiddles(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
-                               std::uint32_t tiles_per_block, std::uint32_t thread) {
-  static_assert(Skip <= 4, "the row round is never skipped");
-  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
-  TwiddlePair<Word>* own = staged_twiddles(shared, tiles_per_block, thread);
-  const TwiddlePair<Word>* twiddles = row_twiddles(a, th);
-  const std::uint32_t block_group = th.tile * 16 + th.lane;
-  for_each_stage_twiddle<4, 0>([&](int i, int r, int group) {
-    copy_async<sizeof(TwiddlePair<Word>)>(own + i,
-                                              round_twiddle<4>(a, twiddles, block_group, r, group));
-  });
-}
-
-template <typename Word>
-FHE_HD void read_staged_twiddles(StageTwiddles<Word, 4>& tw, Word* shared,
-                                 std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TwiddlePair<Word>* own = staged_twiddles(shared, tiles_per_block, thread);
-#pragma unroll
-  for (int i = 0; i < kStagedTwiddles; ++i) tw[i] = own[i];
 }
 
 // Forward phase 1: columns from global memory (8-byte loads, coalesced across
@@ -154,7 +107,7 @@ FHE_HD void forward_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
   StageTwiddles<Word, 4> tw;
-  read_staged_twiddles(tw, shared, tiles_per_block, thread);
+  load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
   Word v[1][kWordsPerThread];
 #pragma unroll
@@ -200,7 +153,7 @@ FHE_HD void inverse_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
   StageTwiddles<Word, 4> tw;
-  read_staged_twiddles(tw, shared, tiles_per_block, thread);
+  load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
   Word v[1][kWordsPerThread];
 #pragma unroll

@@ -1,6 +1,5 @@
 // The shared-memory region kernel: the trailing stages on 256-word tiles,
 // three phases separated by block barriers, per direction and word type.
-#include "fhe/cuda/check.h"
 #include "fhe/ntt/cuda/kernels.h"
 #include "fhe/ntt/cuda/shared_region.cuh"
 
@@ -14,17 +13,14 @@ __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const std::uint32_t tiles_per_block = blockDim.x / kThreadsPerTile;
-  stage_row_twiddles<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
   if constexpr (Forward) {
     forward_columns<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    wait_async_copies();
     __syncthreads();
     forward_rows<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
     copy_tiles<Word, true>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
   } else {
     copy_tiles<Word, false>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    wait_async_copies();
     __syncthreads();
     inverse_rows<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
@@ -58,19 +54,6 @@ cudaError_t launch_shared_region(const PassArgs<Word>& args, bool forward,
 }
 
 template <typename Word>
-void allow_full_region_blocks() {
-  const int bytes =
-      static_cast<int>(region_shared_bytes(kMaxBlockThreads / kThreadsPerTile, sizeof(Word)));
-  for (const bool forward : {true, false}) {
-    for (const int stages : {kTileBits, kTileBits - 2}) {
-      FHE_CUDA_CHECK(cudaFuncSetAttribute(
-          reinterpret_cast<const void*>(select_kernel<Word>(forward, stages)),
-          cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    }
-  }
-}
-
-template <typename Word>
 KernelResources shared_region_resources(int stage_count, bool forward, const LaunchShape& shape) {
   const std::string name = std::string("ntt_shared_region<") + word_tag<Word>() + ",s" +
                            std::to_string(stage_count) + (forward ? ",forward>" : ",inverse>");
@@ -82,7 +65,5 @@ template cudaError_t launch_shared_region(const PassArgs<std::uint64_t>&, bool, 
 template cudaError_t launch_shared_region(const PassArgs<std::uint32_t>&, bool, const LaunchShape&, cudaStream_t);
 template KernelResources shared_region_resources<std::uint64_t>(int, bool, const LaunchShape&);
 template KernelResources shared_region_resources<std::uint32_t>(int, bool, const LaunchShape&);
-template void allow_full_region_blocks<std::uint64_t>();
-template void allow_full_region_blocks<std::uint32_t>();
 
 }  // namespace fhe::ntt::gpu

@@ -82,22 +82,17 @@ class KernelEmulator {
     }
   }
 
-  // Threads of a block share nothing but the (garbage-initialised) buffer
-  // memory, each using only its own slots, so they run one after another.
   template <int G>
   void global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
                    bool forward) {
-    std::vector<std::uint64_t> shared(shape.dynamic_shared_bytes / sizeof(std::uint64_t));
-    for (std::uint32_t block = 0; block < shape.grid_x; ++block) {
-      for (std::uint64_t& w : shared) w = garbage_();
-      for (std::uint32_t t = 0; t < shape.block; ++t) {
-        if (forward) {
-          ntt::gpu::global_pass_thread<Word, G, true>(args, shared.data(), block, shape.grid_x, shape.block, t);
-        } else {
-          ntt::gpu::global_pass_thread<Word, G, false>(args, shared.data(), block, shape.grid_x, shape.block, t);
-        }
+    for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
+      if (item >= ntt::gpu::global_pass_items_per_row<Word, G>(args.log_n)) return;
+      if (forward) {
+        ntt::gpu::global_pass_item<Word, G, true>(args, row, item);
+      } else {
+        ntt::gpu::global_pass_item<Word, G, false>(args, row, item);
       }
-    }
+    });
   }
 
   void run_global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
@@ -133,7 +128,6 @@ class KernelEmulator {
       auto phase = [&](auto&& body) {
         for (std::uint32_t t = 0; t < shape.block; ++t) body(args, shared.data(), block, shape.tiles_per_block, t);
       };
-      phase(ntt::gpu::stage_row_twiddles<Word, Skip>);
       if (forward) {
         phase(ntt::gpu::forward_columns<Word, Skip>);
         phase(ntt::gpu::forward_rows<Word, Skip>);
