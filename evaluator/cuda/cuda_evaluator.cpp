@@ -200,9 +200,10 @@ void CudaEvaluator::extend(const std::uint64_t* input, int level) const {
   std::uint64_t* ext = extended_.data();
   cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count, log_n_,
                           stream());
-  for (int d = 0; d < c.digit_count; ++d) {
-    plan_.forward(ext + d * ext_rows * n_, {static_cast<std::size_t>(level), ext_rows}, {stream()});
-  }
+  // All digits' extended polynomials in one batched transform (one launch
+  // per pass instead of one per digit and pass).
+  plan_.forward_batch(ext, {static_cast<std::size_t>(level), ext_rows},
+                      static_cast<std::size_t>(c.digit_count), {stream()});
 }
 
 void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, const std::uint32_t* table,
@@ -219,7 +220,7 @@ void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, cons
   for (int j = 0; j < 2; ++j) plan_.inverse(acc + (j * ext_rows + rows) * n_, {q_rows_, p_rows_}, {stream()});
   cuda::launch_conversion(c.mod_down.conversion, acc + rows * n_, ext_rows * n_, conv, rows * n_, 2, log_n_,
                           stream());
-  for (int j = 0; j < 2; ++j) plan_.forward(conv + j * rows * n_, {first, rows}, {stream()});
+  plan_.forward_batch(conv, {first, rows}, 2, {stream()});
   const cuda::ScaleDownItem items[2] = {{acc, conv, out0, addend0, addend0_table},
                                         {acc + ext_rows * n_, conv + rows * n_, out1, addend1, nullptr}};
   cuda::launch_scale_down_finish(c.mod_down, items, 2, first, log_n_, moduli_.data(), stream());
@@ -376,12 +377,12 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
     // The dropped row (id level) to coefficient form, centered conversion to
     // the kept rows, back to NTT form: RnsScaleDown::apply step for step.
     FHE_CUDA_CHECK(cudaMemcpyAsync(dropped + p * n_, a.part(p), n_ * 8, cudaMemcpyDeviceToDevice, stream()));
-    plan_.inverse(dropped + p * n_, {first, 1}, {stream()});
     items[p] = {a.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr, nullptr};
   }
+  plan_.inverse_batch(dropped, {first, 1}, a.parts, {stream()});
   cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
                           stream());
-  for (std::size_t p = 0; p < a.parts; ++p) plan_.forward(conv + p * kept * n_, {first + 1, kept}, {stream()});
+  plan_.forward_batch(conv, {first + 1, kept}, a.parts, {stream()});
   cuda::launch_scale_down_finish(c.rescale, items, static_cast<int>(a.parts), first + 1, log_n_, moduli_.data(),
                                  stream());
 }

@@ -90,6 +90,18 @@ class NttPlan {
   // includes the N^-1 scaling.
   virtual void forward(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const = 0;
   virtual void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream = {}) const = 0;
+  // `batch` blocks of rows.count rows back to back in `data`, every block
+  // the plan's rows `rows` (the digits of a key switch's ModUp, say): the
+  // same words as `batch` calls, but a CUDA plan makes one launch per pass
+  // for all of them.
+  void forward_batch(std::uint64_t* data, RowRange rows, std::size_t batch,
+                     StreamHandle stream = {}) const {
+    transform_batch(data, rows, batch, stream, true);
+  }
+  void inverse_batch(std::uint64_t* data, RowRange rows, std::size_t batch,
+                     StreamHandle stream = {}) const {
+    transform_batch(data, rows, batch, stream, false);
+  }
 
   // The launches (passes) of one forward or inverse transform over `rows`,
   // in execution order. Allocates nothing on the device.
@@ -97,6 +109,20 @@ class NttPlan {
 
   std::size_t n() const { return std::size_t{1} << log_n(); }
   RowRange all_rows() const { return {0, row_count()}; }
+
+ protected:
+  // Block by block unless a plan does better.
+  virtual void transform_batch(std::uint64_t* data, RowRange rows, std::size_t batch,
+                               StreamHandle stream, bool forward) const {
+    for (std::size_t b = 0; b < batch; ++b) {
+      std::uint64_t* block = data + b * rows.count * n();
+      if (forward) {
+        this->forward(block, rows, stream);
+      } else {
+        this->inverse(block, rows, stream);
+      }
+    }
+  }
 };
 
 }  // namespace fhe::ntt

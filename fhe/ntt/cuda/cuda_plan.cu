@@ -80,10 +80,10 @@ class CudaPlan final : public NttPlan {
   const NttSchedule& schedule() const override { return schedule_; }
 
   void forward(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
-    enqueue(data, rows, static_cast<cudaStream_t>(stream.native), true);
+    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), true);
   }
   void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
-    enqueue(data, rows, static_cast<cudaStream_t>(stream.native), false);
+    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), false);
   }
 
   std::vector<LaunchDescription> describe(RowRange rows, bool forward) const override {
@@ -131,37 +131,45 @@ class CudaPlan final : public NttPlan {
     }
   }
 
-  void enqueue(std::uint64_t* data, RowRange rows, cudaStream_t stream, bool forward) const {
+  void transform_batch(std::uint64_t* data, RowRange rows, std::size_t batch, StreamHandle stream,
+                       bool forward) const override {
+    enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), forward);
+  }
+
+  void enqueue(std::uint64_t* data, RowRange rows, std::size_t batch, cudaStream_t stream,
+               bool forward) const {
     check_rows(rows);
-    if (rows.count == 0) return;
+    if (rows.count == 0 || batch == 0) return;
     fhe::cuda::DeviceGuard guard(device_index_);
     if (word_ == WordType::int64) {
-      enqueue_passes(tables64_, data, rows, stream, forward);
+      enqueue_passes(tables64_, data, rows, batch, stream, forward);
     } else {
-      enqueue_passes(tables32_, data, rows, stream, forward);
+      enqueue_passes(tables32_, data, rows, batch, stream, forward);
     }
   }
 
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
-                      cudaStream_t stream, bool forward) const {
+                      std::size_t batch, cudaStream_t stream, bool forward) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const gpu::TwiddlePair<Word>* twiddles = forward ? tables.forward.data() : tables.inverse.data();
     const auto first_row = static_cast<std::uint32_t>(rows.first);
+    const auto batch_rows = static_cast<std::uint32_t>(rows.count);
+    const std::size_t data_rows = rows.count * batch;
     const auto log_n_bits = static_cast<std::uint32_t>(log_n());
     for (const gpu::PassLaunch& launch : launches) {
       cudaError_t status = cudaSuccess;
       const gpu::LaunchShape shape =
-          gpu::launch_shape(launch, log_n(), rows.count, sm_count_, sizeof(Word));
+          gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word));
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
         const gpu::IndexedStageArgs<Word> args{
             data, twiddles, tables.constants.data(),
             index_entries_.data() + static_cast<std::size_t>(launch.first_stage) * (n() / 2),
-            first_row, log_n_bits, static_cast<std::uint32_t>(launch.first_stage), tables.stride};
+            first_row, batch_rows, log_n_bits, static_cast<std::uint32_t>(launch.first_stage), tables.stride};
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
         const gpu::PassArgs<Word> args{data, twiddles, tables.constants.data(), first_row,
-                                       static_cast<std::uint32_t>(rows.count), log_n_bits,
+                                       batch_rows, static_cast<std::uint32_t>(data_rows), log_n_bits,
                                        static_cast<std::uint32_t>(launch.first_stage),
                                        static_cast<std::uint32_t>(launch.stage_count),
                                        tables.stride, launch.address};

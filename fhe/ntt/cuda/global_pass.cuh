@@ -38,7 +38,7 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
   const std::uint32_t offset = (item & ((1u << item_log) - 1u)) * kLanes;
   std::uint64_t* base = a.data + (static_cast<std::size_t>(row) << a.log_n) +
                         (static_cast<std::size_t>(block) << (a.log_n - a.first_stage)) + offset;
-  const std::uint32_t plan_row = a.first_row + row;
+  const std::uint32_t plan_row = plan_row_of(a, row);
   const TwiddlePair<Word>* twiddles =
       a.twiddles + static_cast<std::size_t>(plan_row) * a.table_stride;
   const Word q = a.constants[plan_row].q;

@@ -20,7 +20,7 @@ FHE_HD void indexed_butterfly(const IndexedStageArgs<Word>& a, std::uint32_t row
   const IndexEntry entry = a.entries[butterfly];
   const std::uint32_t half = (1u << a.log_n) >> (a.stage + 1);
   std::uint64_t* words = a.data + (static_cast<std::size_t>(row) << a.log_n);
-  const std::uint32_t plan_row = a.first_row + row;
+  const std::uint32_t plan_row = plan_row_of(a, row);
   const RowConstants<Word> c = a.constants[plan_row];
   const TwiddlePair<Word> w =
       load_twiddle(a.twiddles + static_cast<std::size_t>(plan_row) * a.table_stride + entry.twiddle);

@@ -87,6 +87,10 @@ struct PassArgs {
   const TwiddlePair<Word>* twiddles;    // plan rows x table_stride pairs
   const RowConstants<Word>* constants;  // per plan row
   std::uint32_t first_row;              // plan row of data row 0
+  // Data row r is plan row first_row + r % batch_rows: a batch of blocks,
+  // each covering the same plan rows, in one launch (batch_rows = row_count
+  // for a single block).
+  std::uint32_t batch_rows;
   std::uint32_t row_count;
   std::uint32_t log_n;
   std::uint32_t first_stage;  // forward stage of the pass's first stage
@@ -108,9 +112,16 @@ struct IndexedStageArgs {
   const RowConstants<Word>* constants;
   const IndexEntry* entries;  // this stage's N/2 entries, shared by all rows
   std::uint32_t first_row;
+  std::uint32_t batch_rows;  // as in PassArgs
   std::uint32_t log_n;
   std::uint32_t stage;
   std::uint32_t table_stride;
 };
+
+// The plan row (prime) of data row `row` of a launch.
+template <typename Args>
+FHE_HD std::uint32_t plan_row_of(const Args& a, std::uint32_t row) {
+  return a.first_row + row % a.batch_rows;
+}
 
 }  // namespace fhe::ntt::gpu

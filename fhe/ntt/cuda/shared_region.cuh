@@ -75,7 +75,7 @@ FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 
 
 template <typename Word>
 FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const TileThread& th) {
-  return a.twiddles + static_cast<std::size_t>(a.first_row + th.data_row) * a.table_stride;
+  return a.twiddles + static_cast<std::size_t>(plan_row_of(a, th.data_row)) * a.table_stride;
 }
 
 // Forward phase 1: columns from global memory (8-byte loads, coalesced across
@@ -86,7 +86,7 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const std::uint64_t* tile = a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
-  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
   load_round_twiddles<0, Skip>(tw, a, row_twiddles(a, th), th.tile);
   wait_for_previous_kernel();  // the data is the previous pass's output
@@ -105,7 +105,7 @@ FHE_HD void forward_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
                          std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
   load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
@@ -151,7 +151,7 @@ FHE_HD void inverse_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
                          std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
   load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
@@ -169,7 +169,7 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
                             std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[a.first_row + th.data_row];
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
   load_round_twiddles<0, Skip>(tw, a, row_twiddles(a, th), th.tile);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;

@@ -30,20 +30,24 @@ class KernelEmulator {
         tables_(ntt::gpu::make_host_tables<Word>(backend, log_n, moduli)),
         index_(ntt::gpu::make_index_table(log_n)) {}
 
-  // Transforms rows.count rows of `data` (plan rows rows.first...) in place.
-  void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward) {
+  // Transforms `batch` blocks of rows.count rows of `data` (each block plan
+  // rows rows.first...) in place, as NttPlan::forward_batch does.
+  void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward,
+           std::size_t batch = 1) {
+    const std::size_t data_rows = rows.count * batch;
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, forward);
     for (const ntt::gpu::PassLaunch& launch : launches) {
       const ntt::gpu::LaunchShape shape =
-          ntt::gpu::launch_shape(launch, log_n_, rows.count, sm_count_, sizeof(Word));
+          ntt::gpu::launch_shape(launch, log_n_, data_rows, sm_count_, sizeof(Word));
       const ntt::gpu::TwiddlePair<Word>* twiddles =
           forward ? tables_.forward.data() : tables_.inverse.data();
       if (launch.kernel == ntt::gpu::KernelKind::indexed_stage) {
         const ntt::gpu::IndexedStageArgs<Word> args{
             data.data(), twiddles, tables_.constants.data(),
             index_.data() + static_cast<std::size_t>(launch.first_stage) * (n() / 2),
-            static_cast<std::uint32_t>(rows.first), static_cast<std::uint32_t>(log_n_),
-            static_cast<std::uint32_t>(launch.first_stage), tables_.stride};
+            static_cast<std::uint32_t>(rows.first), static_cast<std::uint32_t>(rows.count),
+            static_cast<std::uint32_t>(log_n_), static_cast<std::uint32_t>(launch.first_stage),
+            tables_.stride};
         for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
           if (item < n() / 2) {
             if (forward) {
@@ -58,6 +62,7 @@ class KernelEmulator {
       const ntt::gpu::PassArgs<Word> args{data.data(), twiddles, tables_.constants.data(),
                                           static_cast<std::uint32_t>(rows.first),
                                           static_cast<std::uint32_t>(rows.count),
+                                          static_cast<std::uint32_t>(data_rows),
                                           static_cast<std::uint32_t>(log_n_),
                                           static_cast<std::uint32_t>(launch.first_stage),
                                           static_cast<std::uint32_t>(launch.stage_count),

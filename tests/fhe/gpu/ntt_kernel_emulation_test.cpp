@@ -1,7 +1,8 @@
 // The CUDA NTT kernels' thread bodies, run on the host by KernelEmulator:
 // every backend bit-exact against the radix2_indexed CPU oracle at logN
 // 8-13, forward and inverse, 64- and 32-bit arithmetic, with a row offset
-// and with the launch shapes of a large and of a one-SM device. Runs
+// and with the launch shapes of a large and of a one-SM device (the latter
+// on a batch of three blocks of the same plan rows). Runs
 // without a GPU, so CI checks the kernels' logic.
 #include <gtest/gtest.h>
 
@@ -21,20 +22,26 @@ void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, int bits, in
   const auto moduli = fhe::testing::ntt_moduli(log_n, 3, bits);
   auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
   const RowRange rows{1, 2};  // plan rows 1 and 2: exercises first_row
-  const auto input = fhe::ntt::random_rows(*oracle, rows, 7 + log_n);
+  // The one-SM shape also runs a batch of three blocks (forward_batch).
+  const std::size_t batch = sm_count == 1 ? 3 : 1;
+  std::vector<std::uint64_t> input;
+  for (std::size_t b = 0; b < batch; ++b) {
+    const auto block = fhe::ntt::random_rows(*oracle, rows, 7 + log_n + b);
+    input.insert(input.end(), block.begin(), block.end());
+  }
   std::vector<std::uint64_t> expected = input;
-  oracle->forward(expected.data(), rows);
+  for (std::size_t b = 0; b < batch; ++b) oracle->forward(expected.data() + b * 2 * oracle->n(), rows);
 
   fhe::testing::KernelEmulator<Word> emulator(backend, log_n, moduli, sm_count);
   std::vector<std::uint64_t> actual = input;
-  emulator.run(actual, rows, true);
+  emulator.run(actual, rows, true, batch);
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < actual.size(); ++i) mismatches += actual[i] != expected[i];
   EXPECT_EQ(mismatches, 0u) << backend.name << " forward, logN " << log_n << ", " << bits
-                            << "-bit, sm " << sm_count;
-  emulator.run(expected, rows, false);
+                            << "-bit, sm " << sm_count << ", batch " << batch;
+  emulator.run(expected, rows, false, batch);
   EXPECT_TRUE(expected == input) << backend.name << " inverse, logN " << log_n << ", " << bits
-                                 << "-bit, sm " << sm_count;
+                                 << "-bit, sm " << sm_count << ", batch " << batch;
   ++*checked;
 }
 
