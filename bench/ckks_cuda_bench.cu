@@ -1,9 +1,12 @@
 // CUDA evaluator benchmarks (compiled when CUDA is built): the primitives of
-// the ckks-primitive suite and rescale/decrypt at the default preset, level
-// 0, on the CUDA stable fallback and radix16_compact. Each sample: CUDA
-// events on the evaluator's stream around one enqueued operation (manual
-// time); operands are device ciphertexts prepared once, keys generated once
-// outside timing. Run with --benchmark_repetitions and read the median.
+// the ckks-primitive suite, rescale, device decryption and device public-key
+// and secret-key encryption at the default preset, level 0, on the CUDA
+// stable fallback and radix16_compact. Each sample: CUDA events on the
+// evaluator's stream around one enqueued operation (manual time); operands
+// are device ciphertexts (encryption: a device plaintext, encoded once)
+// prepared once, keys generated once outside timing. Each encryption sample
+// takes the engine's next encryption index. Run with
+// --benchmark_repetitions and read the median.
 #include <benchmark/benchmark.h>
 
 #include <complex>
@@ -12,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluator/cuda/cuda_encryptor.h"
 #include "evaluator/cuda/cuda_evaluator.h"
 #include "fhe/core/device_info.h"
 #include "fhe/cuda/stream.h"
@@ -24,7 +28,8 @@ const std::vector<int> kSteps = {1, 2, 4, 8};
 struct State {
   std::unique_ptr<fhe::CkksEngine> engine;
   std::unique_ptr<fhe::CudaEvaluator> gpu;
-  fhe::CudaCiphertext a, b, out, plain;
+  std::unique_ptr<fhe::CudaEncryptor> encryptor;
+  fhe::CudaCiphertext a, b, out, plain, message;
   std::vector<fhe::CudaCiphertext> outs;
 };
 
@@ -42,9 +47,11 @@ State& state_for(const std::string& backend) {
     std::mt19937_64 rng(1);
     std::vector<std::complex<double>> values(state->engine->slot_count());
     for (auto& v : values) v = {static_cast<double>(rng() % 1000) / 1000.0, 0.5};
-    for (fhe::CudaCiphertext* c : {&state->a, &state->b, &state->out, &state->plain}) {
+    state->encryptor = std::make_unique<fhe::CudaEncryptor>(*state->engine, *state->gpu);
+    for (fhe::CudaCiphertext* c : {&state->a, &state->b, &state->out, &state->plain, &state->message}) {
       *c = state->gpu->make_ciphertext();
     }
+    state->gpu->upload(state->engine->encode(values), state->message);
     for (std::size_t i = 0; i < kSteps.size(); ++i) state->outs.push_back(state->gpu->make_ciphertext());
     state->gpu->upload(state->engine->encrypt_message(values), state->a);
     state->gpu->upload(state->engine->encrypt_message(values), state->b);
@@ -54,7 +61,7 @@ State& state_for(const std::string& backend) {
   return *state;
 }
 
-enum class Op { multiply_relinearize, rotate, rescale, rotate_many, decrypt };
+enum class Op { multiply_relinearize, rotate, rescale, rotate_many, decrypt, encrypt, encrypt_symmetric };
 
 void enqueue(State& s, Op op) {
   switch (op) {
@@ -63,6 +70,8 @@ void enqueue(State& s, Op op) {
     case Op::rescale: s.gpu->rescale(s.a, s.out); break;
     case Op::rotate_many: s.gpu->rotate_many_by_steps(s.a, kSteps, s.outs); break;
     case Op::decrypt: s.gpu->decrypt(s.a, s.plain); break;
+    case Op::encrypt: s.encryptor->encrypt(s.message, s.out); break;
+    case Op::encrypt_symmetric: s.encryptor->encrypt_symmetric(s.message, s.out); break;
   }
 }
 
@@ -89,7 +98,9 @@ int register_all() {
                                             {"rotate_with_key", Op::rotate},
                                             {"rescale", Op::rescale},
                                             {"rotate_many_by_steps4", Op::rotate_many},
-                                            {"decrypt_device", Op::decrypt}};
+                                            {"decrypt_device", Op::decrypt},
+                                            {"encrypt_device", Op::encrypt},
+                                            {"encrypt_symmetric_device", Op::encrypt_symmetric}};
   for (const char* backend : {"radix2_compact_group8_smem8", "radix16_compact"}) {
     for (const auto& [name, op] : ops) {
       benchmark::RegisterBenchmark((std::string("cuda_ckks/") + name + "/" + backend).c_str(),

@@ -1,5 +1,6 @@
 // The ckks-primitive suite on fhe::CkksEngine and fhe::Evaluator (CPU) or
-// fhe::CudaEvaluator (CUDA: device ciphertexts, CUDA events on the
+// fhe::CudaEvaluator + fhe::CudaEncryptor (CUDA: device ciphertexts and
+// plaintexts, every timed operation on the device, CUDA events on the
 // evaluator's stream, operands restored by device-to-device copies).
 #include "recommend/primitive_suite.h"
 
@@ -12,6 +13,7 @@
 
 #include "evaluator/evaluator.h"
 #if FHELIUM_HAS_CUDA
+#include "evaluator/cuda/cuda_encryptor.h"
 #include "evaluator/cuda/cuda_evaluator.h"
 #endif
 #include "fhe/ckks/engine.h"
@@ -105,10 +107,14 @@ class PrimitiveSuite : public Suite {
     const std::string at = " at level " + std::to_string(level_) + " (" +
                            std::to_string(preset_.active_q_rows(level_)) + " Q rows; key switching adds " +
                            std::to_string(preset_.p_primes.size()) + " P rows)";
+    const bool cuda = device_.kind == fhe::DeviceKind::cuda;
     TimedBoundary boundary;
     boundary.includes = {
-        "encrypt_message: encode of N/2 complex slots + public-key encryption" + at,
-        "decrypt_message: decryption + decode to N/2 slots" + at,
+        cuda ? "encrypt_message: device public-key encryption of the message's device plaintext (u, e0, e1 "
+               "sampled on the device, their forward NTTs, the public-key products)" + at
+             : "encrypt_message: encode of N/2 complex slots + public-key encryption" + at,
+        cuda ? "decrypt_message: device decryption into a device plaintext" + at
+             : "decrypt_message: decryption + decode to N/2 slots" + at,
         "multiply_relinearize: ciphertext tensor product + relinearization key switch" + at,
         "rotate_with_key: rotation by 1 slot with its Galois key (key switch)" + at,
         "rotate_many_by_steps[4]: hoisted rotations by 1, 2, 4, 8 (decomposition and basis "
@@ -119,18 +125,20 @@ class PrimitiveSuite : public Suite {
                          "encryption of the operands of the timed operations",
                          "destruction of the previous sample's result (before each sample)",
                          "rescale after multiply_relinearize", "the correctness gate"};
-    if (device_.kind == fhe::DeviceKind::cuda) {
+    if (cuda) {
       boundary.includes.back() =
-          "CUDA: operands and results are device ciphertexts preallocated before timing; "
-          "encrypt_message = host encode + host public-key encryption (sampling stays on the "
-          "host) + upload; decrypt_message = device decryption + download + host decode";
+          "CUDA: operands, plaintexts and results are device buffers preallocated before timing; "
+          "each encrypt_message sample takes the engine's next encryption index (fresh randomness)";
+      boundary.excludes.push_back(
+          "CUDA: encoding the message (host double FFT) and uploading its plaintext, once per backend; "
+          "downloading and decoding a decrypted plaintext (only in the correctness gate)");
       boundary.excludes.push_back("CUDA: the device-to-device copy that restores the operands");
     }
     boundary.synchronisation =
-        device_.kind == fhe::DeviceKind::cuda
+        cuda
             ? "start CUDA event on the CudaEvaluator's stream, the operation enqueued on that "
-              "stream (host parts of encrypt/decrypt in between), stop event on the same "
-              "stream, host waits on it; elapsed time from cudaEventElapsedTime"
+              "stream (no host work in between), stop event on the same stream, host waits on it; "
+              "elapsed time from cudaEventElapsedTime"
             : "std::chrono::steady_clock read before and after the synchronous call on the "
               "calling thread";
     return boundary;
@@ -277,18 +285,23 @@ class PrimitiveSuite : public Suite {
     Message slots;
 #if FHELIUM_HAS_CUDA
     std::unique_ptr<fhe::CudaEvaluator> gpu;    // refers to *engine
+    std::unique_ptr<fhe::CudaEncryptor> encryptor;  // refers to *engine and *gpu
     fhe::CudaCiphertext da, db, saved_a, saved_b, out, plain;
+    fhe::CudaCiphertext message_plain;          // encode(message_a, level), uploaded once
     std::vector<fhe::CudaCiphertext> outs;
 #endif
   };
 
 #if FHELIUM_HAS_CUDA
-  // Device keys, operands and every output buffer, before any timing.
-  static void prepare_gpu(BackendState& s) {
+  // Device keys, operands, the message's plaintext and every output buffer,
+  // before any timing.
+  void prepare_gpu(BackendState& s) const {
     s.gpu = std::make_unique<fhe::CudaEvaluator>(*s.engine);
-    for (fhe::CudaCiphertext* c : {&s.da, &s.db, &s.saved_a, &s.saved_b, &s.out, &s.plain}) {
+    s.encryptor = std::make_unique<fhe::CudaEncryptor>(*s.engine, *s.gpu);
+    for (fhe::CudaCiphertext* c : {&s.da, &s.db, &s.saved_a, &s.saved_b, &s.out, &s.plain, &s.message_plain}) {
       *c = s.gpu->make_ciphertext();
     }
+    s.gpu->upload(s.engine->encode(message_a_, level_), s.message_plain);
     for (std::size_t i = 0; i < kHoistedSteps.size(); ++i) s.outs.push_back(s.gpu->make_ciphertext());
     s.gpu->upload(s.a, s.saved_a);
     s.gpu->upload(s.b, s.saved_b);
@@ -299,8 +312,8 @@ class PrimitiveSuite : public Suite {
 
   void gpu_checks(BackendState& s, const Message& product, std::vector<Check>& checks) {
     fhe::CudaEvaluator& gpu = *s.gpu;
-    gpu.upload(s.engine->encrypt_message(message_a_, level_), s.out);
-    checks.push_back({"encrypt_message+decrypt_message (device decrypt)", message_a_,
+    s.encryptor->encrypt(s.message_plain, s.out);
+    checks.push_back({"encrypt_message+decrypt_message (device encrypt and decrypt, host decode)", message_a_,
                       s.engine->decode(gpu.decrypt(s.out))});
     fhe::CudaCiphertext scaled = gpu.make_ciphertext();
     gpu.multiply_relinearize(s.da, s.db, s.out);
@@ -322,13 +335,8 @@ class PrimitiveSuite : public Suite {
     const fhe::ntt::StreamHandle stream{gpu.stream()};
     timer_.start(stream);
     switch (operation) {
-      case kEncrypt: gpu.upload(s.engine->encrypt_message(message_a_, level_), s.out); break;
-      case kDecrypt: {
-        gpu.decrypt(s.da, s.plain);  // into a preallocated one-part buffer
-        fhe::Ciphertext m = gpu.download(s.plain);
-        s.slots = s.engine->decode(fhe::Plaintext{std::move(m.parts[0]), m.level, m.scale});
-        break;
-      }
+      case kEncrypt: s.encryptor->encrypt(s.message_plain, s.out); break;
+      case kDecrypt: gpu.decrypt(s.da, s.plain); break;  // into a preallocated one-part buffer
       case kMultiplyRelinearize: gpu.multiply_relinearize(s.da, s.db, s.out); break;
       case kRotate: gpu.rotate(s.da, kRotateStep, s.out); break;
       case kRotateMany: gpu.rotate_many_by_steps(s.da, kHoistedSteps, s.outs); break;

@@ -73,6 +73,9 @@ class CudaEvaluator {
   void synchronize() const { stream_.synchronize(); }
   // The device keys, to share with further evaluators of the same engine.
   std::shared_ptr<const cuda::DeviceKeys> keys() const { return keys_; }
+  // The device table of all QP moduli by row id, for kernels enqueued on
+  // stream() outside the evaluator (fhe::CudaEncryptor).
+  const Modulus<std::uint64_t>* device_moduli() const { return moduli_.data(); }
 
   // A device ciphertext with capacity for any operation's output.
   CudaCiphertext make_ciphertext() const;

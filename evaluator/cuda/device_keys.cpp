@@ -31,13 +31,25 @@ DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, std::size_t words, co
   return out;
 }
 
+// b then a, each over the Q rows.
+DeviceBuffer<std::uint64_t> upload_public_key(const PublicKey& key, std::size_t half) {
+  if (key.b.words().size() != half || key.a.words().size() != half) {
+    throw InvalidArgument("public key: (b, a) are not over all Q rows");
+  }
+  DeviceBuffer<std::uint64_t> out(2 * half, "public key");
+  FHE_CUDA_CHECK(cudaMemcpy(out.data(), key.b.data(), half * 8, cudaMemcpyHostToDevice), "public key");
+  FHE_CUDA_CHECK(cudaMemcpy(out.data() + half, key.a.data(), half * 8, cudaMemcpyHostToDevice), "public key");
+  return out;
+}
+
 }  // namespace
 
 std::size_t device_key_bytes(const CkksEngine& engine) {
   const std::size_t key_bytes = switch_key_words(engine) * 8;
   const std::size_t galois = engine.galois_keys().size();
   const std::size_t secret = engine.preset().qp_primes().size() * engine.ntt_plan().n() * 8;
-  return secret + (1 + galois) * key_bytes + galois * engine.ntt_plan().n() * 4;
+  const std::size_t public_key = 2 * engine.preset().q_primes.size() * engine.ntt_plan().n() * 8;
+  return secret + public_key + (1 + galois) * key_bytes + galois * engine.ntt_plan().n() * 4;
 }
 
 DeviceKeys upload_keys(const CkksEngine& engine) {
@@ -46,6 +58,8 @@ DeviceKeys upload_keys(const CkksEngine& engine) {
   const SecretKey& secret = engine.secret_key();  // throws without keys
   keys.secret = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(secret.ntt.words()),
                                                        "secret key");
+  keys.public_key =
+      upload_public_key(engine.public_key(), engine.preset().q_primes.size() * engine.ntt_plan().n());
   keys.relinearization = upload_switch_key(engine.relinearization_key(), words, "relinearization key");
   for (const auto& [element, key] : engine.galois_keys()) {
     DeviceSwitchKey device = upload_switch_key(key, words, "Galois key " + std::to_string(element));

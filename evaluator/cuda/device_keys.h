@@ -1,5 +1,6 @@
-// Keys resident on the device, uploaded once: the secret key (for device
-// decryption), the relinearization key and every Galois key of the engine
+// Keys resident on the device, uploaded once: the secret key (device
+// decryption and secret-key encryption), the public key (device public-key
+// encryption), the relinearization key and every Galois key of the engine
 // with its NTT-domain permutation. Key-switching keys are laid out
 // components x (b, a) x QP rows x N, the order the inner-product kernel reads.
 #pragma once
@@ -19,7 +20,8 @@ struct DeviceSwitchKey {
 };
 
 struct DeviceKeys {
-  DeviceBuffer<std::uint64_t> secret;  // QP rows x N, NTT form
+  DeviceBuffer<std::uint64_t> secret;      // QP rows x N, NTT form
+  DeviceBuffer<std::uint64_t> public_key;  // (b, a) x Q rows x N, NTT form
   DeviceSwitchKey relinearization;
   std::map<std::uint64_t, DeviceSwitchKey> galois;  // by Galois element
 };

@@ -23,7 +23,8 @@
 // the CPU plan of the SAME backend (bit-identical by construction, so the
 // words equal a CPU engine's); the engine additionally owns that backend's
 // CUDA plan over all QP rows (device_plan()), which fhe::CudaEvaluator
-// (evaluator/cuda/) uses for every operation on the device.
+// (evaluator/cuda/) uses for every operation on the device, and
+// fhe::CudaEncryptor for device encryption with the same words.
 //
 // Not copyable or movable (components refer to each other); hold it in a
 // std::unique_ptr when it must move. Encryption is not thread-safe (it
@@ -121,6 +122,11 @@ class CkksEngine {
 
   // Encryptions done so far (the index of the next one).
   std::uint64_t encryption_count() const { return encryption_count_; }
+  // Takes the next encryption index, as encrypt() does, for an encryption
+  // made elsewhere (fhe::CudaEncryptor): host and device encryptions of one
+  // engine share one counter, so no index (no randomness) is ever reused and
+  // the indices follow the call order, as on a CPU engine.
+  std::uint64_t take_encryption_index() { return encryption_count_++; }
 
  private:
   void require_keys(const char* what) const;

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "fhe/ckks/random_words.h"
 #include "fhe/core/error.h"
 
 namespace fhe {
@@ -84,10 +85,7 @@ void set_small_coefficients(RnsPoly& out, std::span<const std::int8_t> coefficie
   for (std::size_t id = out.first_row(); id < out.end_row(); ++id) {
     const std::uint64_t q = basis.prime(id);
     std::uint64_t* x = out.row(id);
-    for (std::size_t k = 0; k < out.n(); ++k) {
-      const std::int64_t c = coefficients[k];
-      x[k] = c >= 0 ? static_cast<std::uint64_t>(c) : q - static_cast<std::uint64_t>(-c);
-    }
+    for (std::size_t k = 0; k < out.n(); ++k) x[k] = small_coefficient_word(coefficients[k], q);
   }
   out.set_ntt_form(false);
 }

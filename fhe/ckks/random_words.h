@@ -103,4 +103,10 @@ FHE_HD int gaussian_from_chunk(RandomChunk chunk) {
   return (chunk.hi >> 63) ? -magnitude : magnitude;
 }
 
+// The word of a small signed coefficient c (|c| < q) in the row of prime q:
+// c or q - |c|. How sampled ternary and Gaussian values enter every row.
+FHE_HD std::uint64_t small_coefficient_word(int c, std::uint64_t q) {
+  return c >= 0 ? static_cast<std::uint64_t>(c) : q - static_cast<std::uint64_t>(-c);
+}
+
 }  // namespace fhe
