@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "fhe/core/error.h"
-#include "recommend/application_runner.h"
-#include "workloads/keyswitch/keyswitch_workload.h"
+#include "fhe/ntt/registry.h"
+#include "workloads/keyswitch/keyswitch_problem.h"
 
 namespace fhelium {
 namespace {
@@ -21,6 +21,17 @@ std::string first_foreign(const ApplicationOptions& options, const std::vector<s
   return "";
 }
 
+// --inject-fault names: known backends (an unknown name throws
+// InvalidArgument), each once.
+std::vector<std::string> checked_fault_backends(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& name : names) {
+    fhe::ntt::backend_info(name);
+    if (!contains(out, name)) out.push_back(name);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool parse_graph_option(const std::string& text, const fhe::DeviceSpec& device) {
@@ -34,8 +45,10 @@ bool parse_graph_option(const std::string& text, const fhe::DeviceSpec& device) 
 }
 
 void reject_application_options(const ApplicationOptions& options, const std::string& suite) {
-  if (!options.workload.empty() || !options.given.empty()) {
-    const std::string option = options.given.empty() ? "--workload" : options.given.front();
+  if (!options.workload.empty() || !options.given.empty() || !options.inject_fault.empty()) {
+    const std::string option = !options.given.empty()       ? options.given.front()
+                               : !options.workload.empty() ? "--workload"
+                                                           : "--inject-fault";
     throw fhe::InvalidArgument(option + " applies only to --suite application, not to --suite " + suite);
   }
 }
@@ -57,7 +70,7 @@ ApplicationWorkload resolve_application_workload(const ApplicationOptions& optio
     config.workers = options.workers;
     fhe::workloads::validate(config, preset.slots());
     workload.graph = parse_graph_option(options.graph, device);
-    require_runnable_on(workload.kind, device);
+    workload.injected_faults = checked_fault_backends(options.inject_fault);
     return workload;
   }
   if (options.workload == kKeySwitchWorkload) {
@@ -65,14 +78,10 @@ ApplicationWorkload resolve_application_workload(const ApplicationOptions& optio
     if (const std::string foreign = first_foreign(options, kKeySwitchOptionNames); !foreign.empty())
       throw fhe::InvalidArgument(foreign + " does not apply to --workload keyswitch");
     workload.levels = fhe::workloads::parse_levels(options.levels, preset.levels);
-    // A step that is a multiple of the slot count is the identity: no key, no key switch.
-    if (options.step % static_cast<long long>(preset.slots()) == 0)
-      throw fhe::InvalidArgument("--step " + std::to_string(options.step) +
-                                 " rotates by a multiple of the " + std::to_string(preset.slots()) +
-                                 " slots (no key switch); use a step in 1.." +
-                                 std::to_string(preset.slots() - 1) + " or its negative");
+    fhe::workloads::check_rotation_step(options.step, preset.slots());
     workload.rotation_step = options.step;
-    require_runnable_on(workload.kind, device);
+    workload.graph = parse_graph_option(options.graph, device);
+    workload.injected_faults = checked_fault_backends(options.inject_fault);
     return workload;
   }
   throw fhe::InvalidArgument(options.workload.empty()

@@ -22,7 +22,7 @@ namespace fhelium {
 // The options of each workload, as the command line spells them.
 inline const std::vector<std::string> kMatvecOptionNames = {
     "--dim", "--method", "--diagonal-policy", "--hoist", "--batch", "--workers", "--graph"};
-inline const std::vector<std::string> kKeySwitchOptionNames = {"--levels", "--step"};
+inline const std::vector<std::string> kKeySwitchOptionNames = {"--levels", "--step", "--graph"};
 
 struct ApplicationOptions {
   std::string workload;  // matvec or keyswitch; required by --suite application
@@ -35,6 +35,9 @@ struct ApplicationOptions {
   std::string graph;  // on|off; empty: on for CUDA, off for the CPU
   std::string levels = "0";
   int step = 1;
+  // The hidden --inject-fault BACKEND (repeatable): test-only, see
+  // ApplicationWorkload::injected_faults. Applies to either workload.
+  std::vector<std::string> inject_fault;
   // Options set on the command line ("--dim", ...), so that one that does
   // not apply to the suite or workload is refused instead of ignored.
   std::vector<std::string> given;
@@ -48,8 +51,7 @@ bool parse_graph_option(const std::string& text, const fhe::DeviceSpec& device);
 // application option was given.
 void reject_application_options(const ApplicationOptions& options, const std::string& suite);
 
-// Validates the options for `preset` and `device` (no device access) and
-// refuses a device the workloads cannot run on (require_runnable_on).
+// Validates the options for `preset` and `device` (no device access).
 // Throws InvalidArgument with one line naming the option.
 ApplicationWorkload resolve_application_workload(const ApplicationOptions& options,
                                                  const fhe::Preset& preset,

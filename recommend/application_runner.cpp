@@ -1,4 +1,5 @@
-// The matvec and key-switch runners of the application suite.
+// The matvec and key-switch runners of the application suite, CPU and CUDA,
+// and the gate's shared check path.
 #include "recommend/application_runner.h"
 
 #include <optional>
@@ -7,6 +8,7 @@
 #include "workloads/keyswitch/keyswitch_workload.h"
 #include "workloads/matvec/matvec_workload.h"
 #if FHELIUM_HAS_CUDA
+#include "workloads/keyswitch/cuda_keyswitch_workload.h"
 #include "workloads/matvec/cuda_matvec.h"
 #endif
 
@@ -31,10 +33,36 @@ OperationCheck matvec_check(const fhe::CkksEngine& engine, const fhe::workloads:
   return {error, {{"decrypted_output", output}, {"expected_output", reference}}};
 }
 
+// The gate's record of a key switch's output: its error and the worst slot.
+OperationCheck keyswitch_check(const fhe::workloads::KeySwitchProblem& problem, std::size_t operation,
+                               const fhe::Ciphertext& output) {
+  const fhe::workloads::KeySwitchError e = problem.error(problem.operations()[operation], output);
+  return {e.max_abs_error,
+          {{"worst_slot", e.worst_slot},
+           {"decrypted", {e.decrypted.real(), e.decrypted.imag()}},
+           {"expected", {e.expected.real(), e.expected.imag()}}}};
+}
+
+// Plants the injected fault (kInjectedFaultDescription) in a host output.
+// Every row, because decoding reads only as many trailing rows as the
+// message needs: a fault in one leading row would not show.
+void inject_output_fault(const fhe::Preset& preset, fhe::Ciphertext& output) {
+  if (output.parts.empty() || output.parts[0].words().empty())
+    throw fhe::InvalidArgument("inject fault: the output has no words");
+  fhe::RnsPoly& part = output.parts[0];
+  for (std::size_t row = part.first_row(); row < part.end_row(); ++row) {
+    std::uint64_t& word = part.row(row)[0];
+    word = (word + 1) % preset.qp_primes()[row];
+  }
+}
+
 class MatvecRunner : public ApplicationRunner {
  public:
   MatvecRunner(fhe::CkksEngine& engine, const fhe::workloads::MatvecConfig& config)
-      : engine_(engine), workload_(engine, config), input_(workload_.encrypt_input()) {}
+      : ApplicationRunner(engine.preset()),
+        engine_(engine),
+        workload_(engine, config),
+        input_(workload_.encrypt_input()) {}
 
   void stage(std::size_t operation) override {
     require_operation(operation, 1);
@@ -45,11 +73,12 @@ class MatvecRunner : public ApplicationRunner {
 
   void run(std::size_t) override { output_ = workload_.run(staged_); }
 
-  OperationCheck check(std::size_t operation) override {
-    stage(operation);
-    run(operation);
-    return matvec_check(engine_, workload_.problem(), workload_.config().dim,
-                        workload_.max_abs_error(*output_), *output_);
+ protected:
+  fhe::Ciphertext fetch_output() override { return *output_; }
+
+  OperationCheck verify(std::size_t, const fhe::Ciphertext& output) const override {
+    return matvec_check(engine_, workload_.problem(), workload_.config().dim, workload_.max_abs_error(output),
+                        output);
   }
 
  private:
@@ -57,6 +86,31 @@ class MatvecRunner : public ApplicationRunner {
   fhe::workloads::MatvecWorkload workload_;
   fhe::Ciphertext input_;   // encrypted once
   fhe::Ciphertext staged_;  // what a run reads
+  std::optional<fhe::Ciphertext> output_;
+};
+
+class KeySwitchRunner : public ApplicationRunner {
+ public:
+  KeySwitchRunner(fhe::CkksEngine& engine, const ApplicationWorkload& workload)
+      : ApplicationRunner(engine.preset()), workload_(engine, workload.levels, workload.rotation_step) {}
+
+  // The workload keeps its per-level inputs and never modifies them.
+  void stage(std::size_t operation) override {
+    require_operation(operation, workload_.operations().size());
+    output_.reset();
+  }
+
+  void run(std::size_t operation) override { output_ = workload_.run(workload_.operations()[operation]); }
+
+ protected:
+  fhe::Ciphertext fetch_output() override { return *output_; }
+
+  OperationCheck verify(std::size_t operation, const fhe::Ciphertext& output) const override {
+    return keyswitch_check(workload_.problem(), operation, output);
+  }
+
+ private:
+  fhe::workloads::KeySwitchWorkload workload_;
   std::optional<fhe::Ciphertext> output_;
 };
 
@@ -68,7 +122,8 @@ class MatvecRunner : public ApplicationRunner {
 class CudaMatvecRunner : public ApplicationRunner {
  public:
   CudaMatvecRunner(fhe::CkksEngine& engine, const ApplicationWorkload& workload)
-      : engine_(engine),
+      : ApplicationRunner(engine.preset()),
+        engine_(engine),
         matvec_(engine, workload.matvec),
         graph_(workload.graph),
         input_(engine.encrypt_message(matvec_.problem().input_slots())) {}
@@ -80,18 +135,17 @@ class CudaMatvecRunner : public ApplicationRunner {
     matvec_.stage(input_);
   }
 
+  // The harness gates first, so the graph capture of the first launch
+  // happens in the (untimed) correctness check.
   void run(std::size_t) override { matvec_.launch(graph_); }
 
   double time_ms(std::size_t, SampleTimer&) override { return matvec_.time_launch_ms(graph_); }
 
-  // Runs before any timing (the harness gates first), so the graph capture
-  // of the first launch is never timed.
-  OperationCheck check(std::size_t operation) override {
-    stage(operation);
-    run(operation);
-    const fhe::Ciphertext result = matvec_.download_result();
-    return matvec_check(engine_, matvec_.problem(), matvec_.config().dim, matvec_.max_abs_error(result),
-                        result);
+ protected:
+  fhe::Ciphertext fetch_output() override { return matvec_.download_result(); }
+
+  OperationCheck verify(std::size_t, const fhe::Ciphertext& output) const override {
+    return matvec_check(engine_, matvec_.problem(), matvec_.config().dim, matvec_.max_abs_error(output), output);
   }
 
  private:
@@ -100,31 +154,40 @@ class CudaMatvecRunner : public ApplicationRunner {
   bool graph_;
   fhe::Ciphertext input_;  // encrypted once, on the host
 };
-#endif
 
-class KeySwitchRunner : public ApplicationRunner {
+// The key switches on the engine's GPU: keys, the per-level inputs and the
+// output buffer resident from construction; a sample is one key switch (a
+// replay of its graph, captured in the untimed correctness check, or an
+// eager enqueue) timed with CUDA events on the evaluator's stream.
+class CudaKeySwitchRunner : public ApplicationRunner {
  public:
-  KeySwitchRunner(fhe::CkksEngine& engine, const ApplicationWorkload& workload)
-      : workload_(engine, workload.levels, workload.rotation_step) {}
+  CudaKeySwitchRunner(fhe::CkksEngine& engine, const ApplicationWorkload& workload)
+      : ApplicationRunner(engine.preset()),
+        workload_(engine, workload.levels, workload.rotation_step),
+        graph_(workload.graph) {}
 
-  // The workload keeps its per-level inputs and never modifies them.
-  void stage(std::size_t operation) override {
-    require_operation(operation, workload_.operations().size());
-    output_.reset();
+  // The inputs stay untouched on the device and every launch overwrites
+  // the one output buffer: nothing to restore.
+  void stage(std::size_t operation) override { require_operation(operation, workload_.operations().size()); }
+
+  void run(std::size_t operation) override { workload_.launch(operation, graph_); }
+
+  double time_ms(std::size_t operation, SampleTimer&) override {
+    return workload_.time_launch_ms(operation, graph_);
   }
 
-  void run(std::size_t operation) override { output_ = workload_.run(workload_.operations()[operation]); }
+ protected:
+  fhe::Ciphertext fetch_output() override { return workload_.download_output(); }
 
-  OperationCheck check(std::size_t operation) override {
-    stage(operation);
-    run(operation);
-    return {workload_.max_abs_error(workload_.operations()[operation], *output_), nlohmann::json::object()};
+  OperationCheck verify(std::size_t operation, const fhe::Ciphertext& output) const override {
+    return keyswitch_check(workload_.problem(), operation, output);
   }
 
  private:
-  fhe::workloads::KeySwitchWorkload workload_;
-  std::optional<fhe::Ciphertext> output_;
+  fhe::workloads::CudaKeySwitchWorkload workload_;
+  bool graph_;
 };
+#endif
 
 }  // namespace
 
@@ -140,26 +203,26 @@ double ApplicationRunner::time_ms(std::size_t operation, SampleTimer& timer) {
   return timer.stop_ms();
 }
 
-void require_runnable_on(ApplicationWorkloadKind kind, const fhe::DeviceSpec& device) {
-  if (device.kind == fhe::DeviceKind::cuda && kind == ApplicationWorkloadKind::keyswitch)
-    throw fhe::InvalidArgument("--workload keyswitch on " + device.str() +
-                               ": there is no CUDA key-switch workload runner yet (the key-switch "
-                               "workload runs on the CPU evaluator, fhe::Evaluator); use --device cpu, "
-                               "or --workload matvec on the GPU");
+OperationCheck ApplicationRunner::check(std::size_t operation, bool inject_fault) {
+  stage(operation);
+  run(operation);
+  fhe::Ciphertext output = fetch_output();
+  if (inject_fault) inject_output_fault(preset_, output);
+  return verify(operation, output);
 }
 
 std::unique_ptr<ApplicationRunner> make_application_runner(fhe::CkksEngine& engine,
                                                            const ApplicationWorkload& workload) {
-  require_runnable_on(workload.kind, engine.device());
+  const bool matvec = workload.kind == ApplicationWorkloadKind::matvec;
   if (engine.device().kind == fhe::DeviceKind::cuda) {
 #if FHELIUM_HAS_CUDA
-    return std::make_unique<CudaMatvecRunner>(engine, workload);
+    if (matvec) return std::make_unique<CudaMatvecRunner>(engine, workload);
+    return std::make_unique<CudaKeySwitchRunner>(engine, workload);
 #else
     throw fhe::DeviceError("device " + engine.device().str() + " requested but this build has no CUDA support");
 #endif
   }
-  if (workload.kind == ApplicationWorkloadKind::matvec)
-    return std::make_unique<MatvecRunner>(engine, workload.matvec);
+  if (matvec) return std::make_unique<MatvecRunner>(engine, workload.matvec);
   return std::make_unique<KeySwitchRunner>(engine, workload);
 }
 
@@ -173,9 +236,10 @@ nlohmann::json application_input_recipe(const ApplicationWorkload& workload) {
   }
   return {{"engine", "fhe::CkksEngine(preset, {.device, .ntt_backend = backend, .seed = seed}); "
                      "generate_keys({rotation_step})"},
-          {"inputs", "fhe::workloads::KeySwitchWorkload: per level in ascending order, slot values "
+          {"inputs", "fhe::workloads::KeySwitchProblem: per level in ascending order, slot values "
                      "(re, im) uniform in [-1, 1] from std::mt19937_64(seed + 101), encrypt_message at "
-                     "the level, then multiply(fresh, fresh) for the 3-part relinearization input"}};
+                     "the level, then multiply(fresh, fresh) for the 3-part relinearization input "
+                     "(on CUDA the product is computed on the device, with the same words)"}};
 }
 
 }  // namespace fhelium

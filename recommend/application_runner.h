@@ -1,8 +1,8 @@
 // One backend's application workload, built once over its engine: what the
 // application suite stages before a sample (untimed), runs as the sample
 // (timed) and checks against the plaintext reference (untimed), operation
-// by operation. The matvec has one operation; the key-switch schedule has
-// relinearize and rotate per level.
+// by operation, on the CPU or on the engine's GPU. The matvec has one
+// operation; the key-switch schedule has relinearize and rotate per level.
 #pragma once
 
 #include <cstddef>
@@ -25,33 +25,48 @@ double application_error_limit(const ApplicationWorkload& workload);
 
 struct OperationCheck {
   double max_abs_error = 0.0;
-  nlohmann::json details;  // workload-specific (matvec: decrypted and expected outputs)
+  nlohmann::json details;  // workload-specific (matvec: decrypted and expected outputs; keyswitch: worst slot)
 };
+
+// The fault --inject-fault plants (test-only): in part 0 of the output,
+// the first word of every row plus 1 modulo that row's prime, so the output
+// decrypts far from the reference.
+inline constexpr const char* kInjectedFaultDescription =
+    "test-only fault injected (--inject-fault): in part 0 of every output, the first word of each row "
+    "was increased by 1 modulo the row's prime before decryption";
 
 class ApplicationRunner {
  public:
+  explicit ApplicationRunner(const fhe::Preset& preset) : preset_(preset) {}
   virtual ~ApplicationRunner() = default;
   // Untimed: free the previous output and put the input in place.
   virtual void stage(std::size_t operation) = 0;
   // Timed: the operation from the staged input to its output ciphertext.
   virtual void run(std::size_t operation) = 0;
   // One timed run: by default `timer` around run() between device-wide
-  // synchronisations; the GPU matvec times its own stream instead.
+  // synchronisations; the GPU workloads time their own stream instead.
   virtual double time_ms(std::size_t operation, SampleTimer& timer);
-  // Untimed: stage, run once, decrypt and compare with the reference.
-  virtual OperationCheck check(std::size_t operation) = 0;
+  // Untimed: stage, run once, fetch the output to the host, plant the
+  // injected fault when asked, decrypt and compare with the reference. The
+  // same path on every device, so a fault planted here reaches the gate
+  // exactly as a wrong device output would.
+  OperationCheck check(std::size_t operation, bool inject_fault = false);
+
+ protected:
+  // The output of the last run, on the host (CUDA: downloaded).
+  virtual fhe::Ciphertext fetch_output() = 0;
+  // `output`'s error against the reference of `operation`.
+  virtual OperationCheck verify(std::size_t operation, const fhe::Ciphertext& output) const = 0;
+
+ private:
+  const fhe::Preset& preset_;
 };
 
-// On the CPU both workloads run through fhe::Evaluator; on CUDA only the
-// matvec has a runner (CudaMatvec). Throws InvalidArgument for the key-switch
-// workload on a CUDA device, so that host work is never timed and reported
-// as a GPU's.
-void require_runnable_on(ApplicationWorkloadKind kind, const fhe::DeviceSpec& device);
-
 // Builds the workload over `engine`, which must already hold the keys of
-// application_rotation_steps(workload) and outlive the runner. Encodes
-// the matvec diagonals (on CUDA: and uploads them with the keys) and
-// encrypts the inputs (never timed).
+// application_rotation_steps(workload) and outlive the runner: on the CPU
+// through fhe::Evaluator, on CUDA as CudaMatvec or CudaKeySwitchWorkload
+// (keys, inputs and every buffer uploaded or allocated here). Encodes the
+// matvec diagonals and encrypts the inputs (never timed).
 std::unique_ptr<ApplicationRunner> make_application_runner(fhe::CkksEngine& engine,
                                                            const ApplicationWorkload& workload);
 

@@ -1,6 +1,7 @@
 // The application suite on fhe::CkksEngine and the workloads.
 #include "recommend/application_suite.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -67,6 +68,84 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
          std::to_string(c.workers) + workers + " and the sum of their partial results";
 }
 
+// The per-level key switches of one sample, as the boundary lists them.
+std::vector<std::string> keyswitch_includes(const fhe::Preset& preset, const ApplicationWorkload& w,
+                                            const std::string& how) {
+  std::vector<std::string> includes;
+  for (int level : w.levels) {
+    includes.push_back("relinearize@level" + std::to_string(level) + ": " + how +
+                       "relinearization key switch of a 3-part product at " + rows_at(preset, level));
+    includes.push_back("rotate@level" + std::to_string(level) + ": " + how + "rotation by " +
+                       std::to_string(w.rotation_step) + " slot(s) with its Galois key at " +
+                       rows_at(preset, level));
+  }
+  return includes;
+}
+
+std::string keys_excluded(const ApplicationWorkload& w) {
+  const std::string keys = w.kind == ApplicationWorkloadKind::matvec
+                               ? std::to_string(application_rotation_steps(w).size()) + " Galois keys"
+                               : "the Galois key of step " + std::to_string(w.rotation_step);
+  return "engine construction, NTT plan and key generation (secret, public, relinearization and " + keys + ")";
+}
+
+TimedBoundary matvec_boundary(const fhe::Preset& preset, const ApplicationWorkload& w, const std::string& operation,
+                              bool cuda) {
+  const std::string diagonals = std::to_string(w.matvec.dim) + " diagonals";
+  if (cuda) {
+    return {{matvec_includes(preset, w.matvec, operation, true, w.graph)},
+            {keys_excluded(w) + " and their upload",
+             "encoding and upload of the " + diagonals +
+                 ", allocation of every device buffer and the graph capture (once per backend, in the "
+                 "correctness check)",
+             "encryption of the input (once per backend, on the host)",
+             "staging: copying the input ciphertext into the fixed device input buffer (before each "
+             "sample, ordered before the start event)",
+             "download, decryption and the error check (the correctness gate)"},
+            "start CUDA event on the matvec's stream, the launch on that stream, stop event on the same "
+            "stream, host waits on it; elapsed time from cudaEventElapsedTime"};
+  }
+  return {{matvec_includes(preset, w.matvec, operation, false, false),
+           "allocation of the intermediate and output ciphertexts"},
+          {keys_excluded(w), "encoding of the " + diagonals + " and encryption of the input (once per backend)",
+           "staging: copying the input ciphertext into the fixed input buffer and freeing the "
+           "previous output (before each sample)",
+           "decryption and the error check (the correctness gate)"},
+          "std::chrono::steady_clock read before and after the synchronous call on the calling thread "
+          "(rotation-parallel workers are joined before it returns)"};
+}
+
+TimedBoundary keyswitch_boundary(const fhe::Preset& preset, const ApplicationWorkload& w, bool cuda) {
+  if (cuda) {
+    const std::string how = w.graph ? "one replay of the captured CUDA graph of one "
+                                    : "one eager enqueue (no graph) of one ";
+    TimedBoundary boundary{keyswitch_includes(preset, w, how), {}, {}};
+    boundary.excludes = {
+        keys_excluded(w) + " and their upload",
+        "the inputs of each level: encryption of random slots on the host, their upload and the device "
+        "tensor product giving the 3-part relinearization input; allocation of the output buffer (once "
+        "per backend)",
+        "download, decryption and the error check (the correctness gate)"};
+    if (w.graph)
+      boundary.excludes.push_back("the CUDA graph capture of each operation (once per backend, in the "
+                                  "correctness check)");
+    boundary.synchronisation =
+        "start CUDA event on the evaluator's stream, the key switch on that stream, stop event on the "
+        "same stream, host waits on it; elapsed time from cudaEventElapsedTime";
+    return boundary;
+  }
+  TimedBoundary boundary{keyswitch_includes(preset, w, ""), {}, {}};
+  boundary.includes.push_back("allocation of the output ciphertext");
+  boundary.excludes = {keys_excluded(w),
+                       "the inputs of each level: encryption of random slots and the tensor product giving "
+                       "the 3-part relinearization input (once per backend)",
+                       "freeing the previous output (before each sample)",
+                       "decryption and the error check (the correctness gate)"};
+  boundary.synchronisation =
+      "std::chrono::steady_clock read before and after the synchronous call on the calling thread";
+  return boundary;
+}
+
 class ApplicationSuite : public Suite {
  public:
   ApplicationSuite(const fhe::Preset& preset, const fhe::DeviceSpec& device,
@@ -82,58 +161,10 @@ class ApplicationSuite : public Suite {
   const std::vector<std::string>& operations() const override { return operations_; }
 
   TimedBoundary timed_boundary() const override {
-    TimedBoundary boundary;
-    const std::size_t keys = application_rotation_steps(workload_).size();
-    const bool cuda = device_.kind == fhe::DeviceKind::cuda;  // only the matvec runs on CUDA
-    if (workload_.kind == ApplicationWorkloadKind::matvec && cuda) {
-      boundary.includes = {matvec_includes(preset_, workload_.matvec, operations_[0], true, workload_.graph)};
-      boundary.excludes = {
-          "engine construction, NTT plan and key generation (secret, public, relinearization and " +
-              std::to_string(keys) + " Galois keys) and their upload",
-          "encoding and upload of the " + std::to_string(workload_.matvec.dim) +
-              " diagonals, allocation of every device buffer and the graph capture (once per backend, "
-              "in the correctness check)",
-          "encryption of the input (once per backend, on the host)",
-          "staging: copying the input ciphertext into the fixed device input buffer (before each "
-          "sample, ordered before the start event)",
-          "download, decryption and the error check (the correctness gate)"};
-    } else if (workload_.kind == ApplicationWorkloadKind::matvec) {
-      boundary.includes = {matvec_includes(preset_, workload_.matvec, operations_[0], false, false),
-                           "allocation of the intermediate and output ciphertexts"};
-      boundary.excludes = {
-          "engine construction, NTT plan and key generation (secret, public, relinearization and " +
-              std::to_string(keys) + " Galois keys)",
-          "encoding of the " + std::to_string(workload_.matvec.dim) +
-              " diagonals and encryption of the input (once per backend)",
-          "staging: copying the input ciphertext into the fixed input buffer and freeing the "
-          "previous output (before each sample)",
-          "decryption and the error check (the correctness gate)"};
-    } else {
-      for (int level : workload_.levels) {
-        boundary.includes.push_back("relinearize@level" + std::to_string(level) +
-                                    ": relinearization key switch of a 3-part product at " +
-                                    rows_at(preset_, level));
-        boundary.includes.push_back("rotate@level" + std::to_string(level) + ": rotation by " +
-                                    std::to_string(workload_.rotation_step) +
-                                    " slot(s) with its Galois key at " + rows_at(preset_, level));
-      }
-      boundary.includes.push_back("allocation of the output ciphertext");
-      boundary.excludes = {
-          "engine construction, NTT plan and key generation (secret, public, relinearization and "
-          "the Galois key of step " + std::to_string(workload_.rotation_step) + ")",
-          "the inputs of each level: encryption of random slots and the tensor product giving the "
-          "3-part relinearization input (once per backend)",
-          "freeing the previous output (before each sample)",
-          "decryption and the error check (the correctness gate)"};
-    }
-    boundary.synchronisation =
-        cuda ? "start CUDA event on the matvec's stream, the launch on that stream, stop event on the "
-               "same stream, host waits on it; elapsed time from cudaEventElapsedTime"
-             : "std::chrono::steady_clock read before and after the synchronous call on the calling "
-              "thread" + std::string(workload_.kind == ApplicationWorkloadKind::matvec
-                                         ? " (rotation-parallel workers are joined before it returns)"
-                                         : "");
-    return boundary;
+    const bool cuda = device_.kind == fhe::DeviceKind::cuda;
+    return workload_.kind == ApplicationWorkloadKind::matvec
+               ? matvec_boundary(preset_, workload_, operations_[0], cuda)
+               : keyswitch_boundary(preset_, workload_, cuda);
   }
 
   void prepare(const std::string& backend) override {
@@ -153,10 +184,13 @@ class ApplicationSuite : public Suite {
     record.backend = backend;
     record.passed = true;
     record.checks = {{"abort_limit", limit}, {"max_abs_error", nlohmann::json::object()}};
+    const bool inject_fault = std::find(workload_.injected_faults.begin(), workload_.injected_faults.end(),
+                                        backend) != workload_.injected_faults.end();
+    if (inject_fault) record.checks["injected_fault"] = kInjectedFaultDescription;
     std::size_t worst = 0;
     double worst_error = 0.0;
     for (std::size_t op = 0; op < operations_.size(); ++op) {
-      const OperationCheck check = runner.check(op);
+      const OperationCheck check = runner.check(op, inject_fault);
       record.checks["max_abs_error"][operations_[op]] = check.max_abs_error;
       if (!check.details.empty()) record.checks["details"][operations_[op]] = check.details;
       if (!(check.max_abs_error <= limit)) record.passed = false;  // also catches NaN
@@ -171,7 +205,7 @@ class ApplicationSuite : public Suite {
       return record;
     }
     record.summary = "decryption error " + scientific(worst_error) + " in " + operations_[worst] +
-                     " exceeds the limit " + limit_text(limit);
+                     " exceeds the limit " + limit_text(limit) + (inject_fault ? " (test-only injected fault)" : "");
     record.failing_input = {{"suite", kApplicationSuite},
                             {"workload", workload_to_json(workload_)},
                             {"backend", backend},

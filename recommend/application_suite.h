@@ -3,9 +3,11 @@
 // one fhe::CkksEngine whose keys (exactly those the workload needs) and
 // workload are built once, untimed. One sample is one run of the workload
 // from its staged input ciphertext to its output ciphertext. Correctness
-// gate: decryption error within 5e-5 (matvec) or 1e-4 (key switches).
-// On CUDA only the matvec runs (CudaMatvec): a sample is one graph replay
-// or eager launch, timed with CUDA events on the matvec's stream.
+// gate: decryption error within 5e-5 (matvec) or 1e-4 (key switches); a
+// backend named in workload.injected_faults (test-only) gets a wrong output
+// word before the gate. On CUDA both workloads run on the device
+// (CudaMatvec, CudaKeySwitchWorkload): a sample is one graph replay or
+// eager launch, timed with CUDA events on the workload's stream.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Names, keys, memory and description of the application workloads.
 #include "recommend/application_workload.h"
 
-#include "workloads/keyswitch/keyswitch_workload.h"
+#include "workloads/keyswitch/keyswitch_problem.h"
 #include "workloads/matvec/matvec_problem.h"
 
 namespace fhelium {
@@ -36,22 +36,27 @@ fhe::workloads::MemoryPlan application_memory_plan(const fhe::Preset& preset,
 }
 
 nlohmann::json workload_to_json(const ApplicationWorkload& workload) {
+  nlohmann::json out;
   if (workload.kind == ApplicationWorkloadKind::keyswitch) {
-    return {{"name", kKeySwitchWorkload},
-            {"levels", workload.levels},
-            {"rotation_step", workload.rotation_step}};
+    out = {{"name", kKeySwitchWorkload},
+           {"levels", workload.levels},
+           {"rotation_step", workload.rotation_step},
+           {"graph", workload.graph ? "on" : "off"}};
+  } else {
+    const fhe::workloads::MatvecConfig& c = workload.matvec;
+    out = {{"name", kMatvecWorkload},
+           {"dim", c.dim},
+           {"method", fhe::workloads::method_name(c.method)},
+           {"diagonal_policy", fhe::workloads::policy_name(c.policy)},
+           {"hoist", c.hoist},
+           {"batch", c.batch},
+           {"workers", c.workers},
+           {"graph", workload.graph ? "on" : "off"},
+           {"problem_seed", c.seed},
+           {"galois_keys", application_rotation_steps(workload).size()}};
   }
-  const fhe::workloads::MatvecConfig& c = workload.matvec;
-  return {{"name", kMatvecWorkload},
-          {"dim", c.dim},
-          {"method", fhe::workloads::method_name(c.method)},
-          {"diagonal_policy", fhe::workloads::policy_name(c.policy)},
-          {"hoist", c.hoist},
-          {"batch", c.batch},
-          {"workers", c.workers},
-          {"graph", workload.graph ? "on" : "off"},
-          {"problem_seed", c.seed},
-          {"galois_keys", application_rotation_steps(workload).size()}};
+  if (!workload.injected_faults.empty()) out["injected_faults"] = workload.injected_faults;
+  return out;
 }
 
 }  // namespace fhelium

@@ -25,9 +25,15 @@ inline constexpr std::string_view kKeySwitchWorkload = "keyswitch";
 struct ApplicationWorkload {
   ApplicationWorkloadKind kind = ApplicationWorkloadKind::matvec;
   fhe::workloads::MatvecConfig matvec;  // kind == matvec; matvec.seed is the run's seed
-  bool graph = false;                   // matvec: capture into a CUDA graph (CUDA only)
+  // CUDA only: a sample replays a captured CUDA graph (matvec: the whole
+  // product; keyswitch: the one key switch) instead of enqueuing eagerly.
+  bool graph = false;
   std::vector<int> levels = {0};        // kind == keyswitch: sorted, unique
   int rotation_step = 1;                // kind == keyswitch
+  // Test-only (the hidden --inject-fault): backends whose outputs get one
+  // wrong word before the correctness gate decrypts them, so that a test can
+  // show a wrong candidate excluded. Recorded in the evidence when set.
+  std::vector<std::string> injected_faults;
 };
 
 std::string_view workload_name(ApplicationWorkloadKind kind);
@@ -44,7 +50,8 @@ std::vector<int> application_rotation_steps(const ApplicationWorkload& workload)
 fhe::workloads::MemoryPlan application_memory_plan(const fhe::Preset& preset,
                                                    const ApplicationWorkload& workload);
 
-// {"name", then the configuration of that workload and its Galois key count}.
+// {"name", then the configuration of that workload (matvec: and its Galois
+// key count), and "injected_faults" when a test injected any}.
 nlohmann::json workload_to_json(const ApplicationWorkload& workload);
 
 }  // namespace fhelium

@@ -32,10 +32,12 @@ void add_application_options(CLI::App& command, ApplicationOptions& application)
       ->capture_default_str();
   command.add_option("--workers", application.workers, "matvec: rotation-parallel workers")
       ->capture_default_str();
-  command.add_option("--graph", application.graph, "matvec: on|off, CUDA graph capture (CUDA only)");
+  command.add_option("--graph", application.graph, "matvec, keyswitch: on|off, CUDA graph capture (CUDA only)");
   command.add_option("--levels", application.levels, "keyswitch: comma-separated levels, e.g. 0,17,33")
       ->capture_default_str();
   command.add_option("--step", application.step, "keyswitch: rotation step")->capture_default_str();
+  // Hidden, test-only: corrupt this backend's outputs before the gate (recorded in the evidence).
+  command.add_option("--inject-fault", application.inject_fault, "")->group("");
 }
 
 }  // namespace

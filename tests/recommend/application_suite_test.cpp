@@ -1,7 +1,9 @@
 // The application suite on the CPU at a small test preset: the matvec
 // (diagonal and BSGS) and key switching at two levels, end to end through
 // the request, the shared harness, decision and evidence writer; the BSGS
-// and diagonal products agree; bad requests are refused before any work.
+// and diagonal products agree; an injected fault (the test-only
+// --inject-fault) is caught by the gate, excluded and its input saved;
+// bad requests are refused before any work.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "recommend/recommend_run.h"
 #include "recommend/statistics.h"
 #include "tests/recommend/test_support.h"
+#include "tests/support/process.h"
 #include "workloads/memory_plan.h"
 
 namespace fhelium {
@@ -38,10 +41,48 @@ RecommendOptions application_options(const std::string& workload, const std::fil
   return options;
 }
 
+nlohmann::json read_json(const std::filesystem::path& path) {
+  return nlohmann::json::parse(fhelium::testing::read_text(path));
+}
+
 nlohmann::json run(const RecommendOptions& options) {
   const RecommendPlan plan = resolve_request(options);
   auto suite = make_suite(plan);
   return run_recommendation(plan, *suite, {"test"});
+}
+
+// The fault --inject-fault plants reaches the gate: the backend is
+// excluded from evidence[] and rows[], named in the evidence, and its
+// failing input is saved beside the output.
+void expect_excluded(const nlohmann::json& doc, const std::filesystem::path& output, const std::string& faulty,
+                     std::size_t operations) {
+  const auto backends = doc["metadata"]["backends"].get<std::vector<std::string>>();
+  EXPECT_EQ(doc["metadata"]["workload"]["injected_faults"], nlohmann::json::array({faulty}));
+  ASSERT_EQ(doc["correctness"].size(), backends.size());
+  for (const auto& c : doc["correctness"]) {
+    const bool is_faulty = c["backend"] == faulty;
+    EXPECT_EQ(c["passed"].get<bool>(), !is_faulty) << c.dump();
+    EXPECT_EQ(c["checks"].contains("injected_fault"), is_faulty);
+    for (const auto& [op, error] : c["checks"]["max_abs_error"].items()) {
+      if (is_faulty) {
+        EXPECT_GT(error.get<double>(), 1.0) << op;  // far outside any tolerance
+      } else {
+        EXPECT_LE(error.get<double>(), 1e-4) << op;
+      }
+    }
+    if (is_faulty) {
+      const std::string summary = c["summary"];
+      EXPECT_NE(summary.find("exceeds the limit"), std::string::npos) << summary;
+      EXPECT_NE(summary.find("(test-only injected fault)"), std::string::npos) << summary;
+      EXPECT_EQ(c["failing_input_file"], failing_input_path(output, faulty).string());
+    }
+  }
+  EXPECT_EQ(doc["evidence"].size(), (backends.size() - 1) * operations * kRepetitions);
+  for (const auto& e : doc["evidence"]) EXPECT_NE(e["backend"], faulty);
+  ASSERT_EQ(doc["rows"].size(), backends.size() - 1);
+  for (const auto& row : doc["rows"]) EXPECT_NE(row["backend"], faulty);
+  EXPECT_NE(doc["recommendation"]["recommended_backend"], faulty);
+  EXPECT_NE(doc["recommendation"]["numerical_winner"], faulty);
 }
 
 // The gate, the evidence and the decision agree with each other: every
@@ -197,6 +238,64 @@ TEST(ApplicationSuite, KeySwitchAtTwoLevelsWithWeights) {
       << level3;
 }
 
+TEST(ApplicationSuite, KeySwitchInjectedFaultIsExcludedAndItsInputSaved) {
+  test::TempDir dir;
+  const auto output = dir.path() / "keyswitch.json";
+  RecommendOptions options = application_options("keyswitch", output);
+  options.application.levels = "0,2";
+  options.application.inject_fault = {"radix2_compact_group8_smem8"};
+  const nlohmann::json doc = run(options);
+  expect_excluded(doc, output, "radix2_compact_group8_smem8", 4);
+  EXPECT_EQ(dir.entries(),
+            (std::vector<std::string>{"keyswitch.failing-radix2_compact_group8_smem8.json", "keyswitch.json"}));
+
+  const nlohmann::json saved = read_json(failing_input_path(output, "radix2_compact_group8_smem8"));
+  EXPECT_EQ(saved["suite"], "application");
+  EXPECT_EQ(saved["backend"], "radix2_compact_group8_smem8");
+  EXPECT_EQ(saved["device"], "cpu");
+  EXPECT_EQ(saved["seed"], 11);
+  EXPECT_EQ(saved["preset"], kPreset);
+  EXPECT_EQ(saved["workload"]["levels"], nlohmann::json::array({0, 2}));
+  EXPECT_NE(saved["recipe"]["inputs"].get<std::string>().find("std::mt19937_64(seed + 101)"), std::string::npos);
+  EXPECT_TRUE(saved["checks"].contains("injected_fault"));
+  // The worst slot of each operation: decrypted far from expected.
+  const auto& worst = saved["checks"]["details"][saved["worst_operation"].get<std::string>()];
+  const auto decrypted = worst["decrypted"].get<std::vector<double>>();
+  const auto expected = worst["expected"].get<std::vector<double>>();
+  ASSERT_EQ(decrypted.size(), 2u);
+  EXPECT_GT(std::hypot(decrypted[0] - expected[0], decrypted[1] - expected[1]), 1.0);
+  EXPECT_LE(std::abs(expected[0]), 1.0);
+  EXPECT_TRUE(saved["provenance"].contains("argv"));
+}
+
+TEST(ApplicationSuite, MatvecInjectedFaultIsExcluded) {
+  test::TempDir dir;
+  const auto output = dir.path() / "matvec.json";
+  RecommendOptions options = application_options("matvec", output);
+  options.application.inject_fault = {"radix2_indexed"};
+  const nlohmann::json doc = run(options);
+  expect_excluded(doc, output, "radix2_indexed", 1);
+  // The saved outputs show the wrong product next to the right one.
+  const nlohmann::json saved = read_json(failing_input_path(output, "radix2_indexed"));
+  const auto& details = saved["checks"]["details"]["matvec_16x16_diagonal_batch"];
+  EXPECT_NE(details["decrypted_output"], details["expected_output"]);
+}
+
+TEST(ApplicationSuite, NoRecommendationWhenEveryCandidateIsWrong) {
+  test::TempDir dir;
+  RecommendOptions options = application_options("keyswitch", dir.path() / "keyswitch.json");
+  options.backends = {"radix2_indexed", "radix4_compact"};
+  options.application.inject_fault = {"radix4_compact", "radix2_indexed", "radix4_compact"};
+  const nlohmann::json doc = run(options);
+  EXPECT_EQ(doc["metadata"]["workload"]["injected_faults"],
+            nlohmann::json::array({"radix4_compact", "radix2_indexed"}));  // unique, in order
+  for (const auto& c : doc["correctness"]) EXPECT_FALSE(c["passed"].get<bool>()) << c.dump();
+  EXPECT_TRUE(doc["evidence"].empty());
+  EXPECT_TRUE(doc["rows"].empty());
+  EXPECT_TRUE(doc["recommendation"].is_null());  // the command exits 1 on this
+  EXPECT_EQ(dir.entries().size(), 3u);           // the evidence and two failing inputs
+}
+
 // A request the application suite refuses: InvalidArgument naming `expected`.
 void expect_refused(const RecommendOptions& options, const std::string& expected) {
   try {
@@ -234,10 +333,18 @@ TEST(ApplicationSuite, BadRequestsAreRefusedBeforeAnyWork) {
   expect_refused(options, "level 6 is outside [0, 5]");
   options = base("keyswitch");
   options.application.step = -2048;
-  expect_refused(options, "--step -2048 rotates by a multiple of the 2048 slots");
+  expect_refused(options, "rotation step -2048 is a multiple of the 2048 slots");
   options = base("keyswitch");
-  options.device = "cuda:0";  // host work is never timed as a GPU's
-  expect_refused(options, "no CUDA key-switch workload runner yet");
+  options.application.graph = "on";
+  expect_refused(options, "--graph on needs a CUDA device");
+  options = base("keyswitch");
+  options.application.inject_fault = {"radix3_compact"};
+  expect_refused(options, "unknown NTT backend 'radix3_compact'");
+  options = base("keyswitch");
+  options.suite = "kernel";
+  options.application.workload = "";
+  options.application.inject_fault = {"radix4_compact"};
+  expect_refused(options, "--inject-fault applies only to --suite application");
   options = base("matvec");
   options.level = 1;
   expect_refused(options, "--level does not apply to --suite application");

@@ -98,8 +98,11 @@ TEST_F(RecommendCli, BadApplicationInputIsRejected) {
   expect_rejected(recommend_args({{"--hoist", "4"}}), "--hoist applies only to --suite application");
   // The matvec runs on CUDA; a GPU that is not there is refused by require_device.
   expect_rejected(matvec({{"--device", "cuda:99"}}), "cuda:99");
-  expect_rejected(matvec({{"--workload", "keyswitch"}, {"--device", "cuda:0"}}),
-                  "no CUDA key-switch workload runner yet");
+  expect_rejected(matvec({{"--workload", "keyswitch"}, {"--device", "cuda:99"}}), "cuda:99");
+  expect_rejected(matvec({{"--workload", "keyswitch"}, {"--graph", "on"}}), "--graph on needs a CUDA device");
+  expect_rejected(matvec({{"--inject-fault", "radix3_compact"}}), "unknown NTT backend 'radix3_compact'");
+  expect_rejected(recommend_args({{"--inject-fault", "radix2_indexed"}}),
+                  "--inject-fault applies only to --suite application");
   // About 2 TiB of Galois keys per backend: refused before anything is built.
   expect_rejected(matvec({{"--preset", "slots65536-scale40-levels72-int64"}, {"--dim", "1024"}}),
                   "backends are held at once) has");
@@ -120,6 +123,31 @@ TEST_F(RecommendCli, SmallKeySwitchApplicationRun) {
   EXPECT_EQ(doc["metadata"]["workload"]["rotation_step"], -3);
   EXPECT_EQ(doc["evidence"].size(), 2u * 4u);
   for (const auto& c : doc["correctness"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
+}
+
+// The hidden, test-only --inject-fault: a wrong candidate is warned about,
+// excluded and its input saved (exit 0 while another passes); with every
+// candidate wrong there is no recommendation and the exit code is 1.
+TEST_F(RecommendCli, InjectedFaultsReachTheExitCode) {
+  const std::string keyswitch = recommend_args(
+      {{"--suite", "application"}, {"--workload", "keyswitch"}, {"--levels", "0,2"}, {"--seed", "5"}},
+      "--backend radix2_indexed --backend radix2_compact_group8_smem8");
+  const Outcome one = run(keyswitch + " --inject-fault radix2_compact_group8_smem8");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.err.find("radix2_compact_group8_smem8 failed the correctness gate and was not ranked"),
+            std::string::npos)
+      << one.err;
+  EXPECT_NE(one.out.find("recommended: radix2_indexed"), std::string::npos) << one.out;
+  EXPECT_EQ(dir_.entries(), (std::vector<std::string>{"out.failing-radix2_compact_group8_smem8.json", "out.json"}));
+
+  const Outcome all = run(keyswitch + " --inject-fault radix2_compact_group8_smem8 --inject-fault radix2_indexed");
+  EXPECT_EQ(all.exit_code, 1) << all.err;
+  EXPECT_NE(all.err.find("no backend passed the correctness gate"), std::string::npos) << all.err;
+  const nlohmann::json doc = nlohmann::json::parse(read_text(output_));
+  EXPECT_TRUE(doc["recommendation"].is_null());
+  EXPECT_EQ(doc["metadata"]["workload"]["injected_faults"].size(), 2u);
+  // Hidden: not offered in the help text.
+  EXPECT_EQ(run("benchmark recommend ntt --help").out.find("inject"), std::string::npos);
 }
 
 TEST_F(RecommendCli, UnwritableOutputsAreRejected) {

@@ -90,11 +90,10 @@ class DeviceTerms {
   bool has_total_ = false;
 };
 
-// Largest part of partition_range(count, workers): the most steps one worker
-// rotates, hence the chunk buffers it needs.
-int largest_part(int count, int workers) {
+// The most steps one worker rotates, hence the chunk buffers it needs.
+int largest_part(const std::vector<std::pair<int, int>>& ranges) {
   int largest = 0;
-  for (const auto& [begin, end] : partition_range(count, workers)) largest = std::max(largest, end - begin);
+  for (const auto& [begin, end] : ranges) largest = std::max(largest, end - begin);
   return largest;
 }
 
@@ -120,33 +119,39 @@ struct CudaMatvec::Graph {
 };
 
 CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvecOptions options)
-    : engine_(engine), config_(config) {
+    : engine_(engine), config_(config), share_(options.share) {
   if (!engine_.on_cuda()) {
     throw InvalidArgument("CudaMatvec: engine on " + engine_.device().str() + "; build it with device \"cuda:N\"");
   }
   validate(config_, engine_.slot_count());
-  for (int step : matvec_rotation_steps(config_)) {
+  validate_share(config_, share_);
+  for (int step : share_rotation_steps(config_, share_)) {
     if (!engine_.has_galois_key(engine_.galois_element_for_step(step))) {
       throw InvalidArgument("CudaMatvec needs the Galois key of rotation step " + std::to_string(step) +
-                            " (generate_keys with matvec_rotation_steps)");
+                            " (generate_keys with matvec_rotation_steps, or share_rotation_steps for a share)");
     }
   }
   const Preset& preset = engine_.preset();
   cuda::DeviceGuard guard(engine_.device().index);
   // Plan before allocating anything, so an oversize configuration is refused
   // with the largest one that fits instead of failing mid-allocation.
-  plan_ = plan_matvec_memory(preset, config_);
+  plan_ = plan_share_memory(preset, config_, share_);
   std::size_t free_bytes = options.assume_free_bytes, total_bytes = 0;
   if (free_bytes == 0) FHE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), engine_.device().str());
-  require_fits(preset, config_, free_bytes, engine_.device().str());
+  if (share_.ranks == 1) {
+    require_fits(preset, config_, free_bytes, engine_.device().str());
+  } else {
+    require_plan_fits(preset, plan_,
+                      "matvec rank " + std::to_string(share_.rank) + " of " + std::to_string(share_.ranks),
+                      free_bytes, engine_.device().str());
+  }
 
   problem_ = make_matvec_problem(config_.dim, engine_.slot_count(), config_.seed);
   const std::size_t rows = preset.q_primes.size(), n = engine_.ntt_plan().n();
   const bool bsgs = config_.method == MatvecMethod::bsgs;
   const int g = bsgs_baby_steps(config_.dim);
-  const int partitioned = bsgs ? config_.dim / g : config_.dim;
-  const int chunk = bsgs ? 0 : std::min(config_.hoist, largest_part(partitioned, config_.workers));
-  const auto ranges = partition_range(partitioned, config_.workers);
+  const auto ranges = share_worker_ranges(config_, share_);
+  const int chunk = bsgs ? 0 : std::min(config_.hoist, largest_part(ranges));
   // Rotations, products and sums never exceed 2 parts; plaintexts hold 1.
   auto two_part = [&] { return CudaCiphertext(rows, n, 2); };
   for (int w = 0; w < config_.workers; ++w) {
@@ -172,6 +177,10 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   }
   const CudaEvaluator& main = *workers_[0]->evaluator;
   for (int s = 0; s < config_.dim; ++s) {
+    if (!share_uses_diagonal(config_, share_, s)) {
+      diagonals_.emplace_back();  // another rank's: never read here
+      continue;
+    }
     // BSGS folds the giant step into the diagonal, as on the CPU.
     const int pre_rotation = bsgs ? (s / g) * g : 0;
     diagonals_.emplace_back(rows, n, 1);
@@ -184,17 +193,26 @@ CudaMatvec::~CudaMatvec() = default;
 
 cudaStream_t CudaMatvec::stream() const { return workers_[0]->evaluator->stream(); }
 
-void CudaMatvec::stage(const Ciphertext& input) {
-  if (input.level != 0 || input.size() != 2) {
+void CudaMatvec::check_stageable(int level, std::size_t parts, double scale) const {
+  if (level != 0 || parts != 2) {
     throw InvalidArgument("CudaMatvec::stage: a fresh level-0 ciphertext of 2 parts (got level " +
-                          std::to_string(input.level) + ", " + std::to_string(input.size()) + " parts)");
+                          std::to_string(level) + ", " + std::to_string(parts) + " parts)");
   }
   // The graph replays the metadata of its capture; a different scale would
   // silently mislabel the result.
-  if (graph_ && input.scale != graph_->scale) {
+  if (graph_ && scale != graph_->scale) {
     throw InvalidArgument("CudaMatvec::stage: input scale differs from the captured graph's");
   }
+}
+
+void CudaMatvec::stage(const Ciphertext& input) {
+  check_stageable(input.level, input.size(), input.scale);
   workers_[0]->evaluator->upload(input, input_);
+}
+
+void CudaMatvec::stage(const CudaCiphertext& input) {
+  check_stageable(input.level, input.parts, input.scale);
+  workers_[0]->evaluator->copy(input, input_);
 }
 
 void CudaMatvec::launch(bool graph) {
@@ -330,11 +348,15 @@ void CudaMatvec::enqueue_bsgs() {
   join_and_reduce();
 }
 
-Ciphertext CudaMatvec::download_result() const {
+Ciphertext CudaMatvec::download_result() const { return workers_[0]->evaluator->download(result()); }
+
+const CudaCiphertext& CudaMatvec::result() const {
   const Worker& main = *workers_[0];
-  if (!main.has_sum) throw InvalidArgument("CudaMatvec::download_result: nothing launched yet");
-  return main.evaluator->download(main.sum);
+  if (!main.has_sum) throw InvalidArgument("CudaMatvec::result: nothing launched yet");
+  return main.sum;
 }
+
+const CudaEvaluator& CudaMatvec::evaluator() const { return *workers_[0]->evaluator; }
 
 double CudaMatvec::max_abs_error(const Ciphertext& result) const {
   const auto decoded = engine_.decrypt_message(result);

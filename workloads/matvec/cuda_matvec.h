@@ -10,7 +10,9 @@
 //     device keys;
 //   - graph mode: that sequence captured once into a cudaGraphExec; a run
 //     stages the input into the fixed buffer and launches the graph. Eager
-//     mode enqueues the same sequence without capture.
+//     mode enqueues the same sequence without capture;
+//   - a share (CudaMatvecOptions::share): one rank's part of the product
+//     over several GPUs (multi_gpu_matvec.h reduces the partial sums).
 //
 //   CudaMatvec matvec(engine, config);   // engine on cuda:N with matvec_rotation_steps keys
 //   matvec.stage(engine.encrypt_message(matvec.problem().input_slots()));
@@ -26,6 +28,7 @@
 #include "fhe/ckks/engine.h"
 #include "workloads/matvec/matvec_config.h"
 #include "workloads/matvec/matvec_problem.h"
+#include "workloads/matvec/multi_gpu_share.h"
 #include "workloads/memory_plan.h"
 
 namespace fhe::workloads {
@@ -34,6 +37,10 @@ struct CudaMatvecOptions {
   // Test hook: the free device bytes the memory plan is checked against
   // (0 = ask cudaMemGetInfo).
   std::size_t assume_free_bytes = 0;
+  // The rank's share of a multi-GPU product (multi_gpu_share.h): only its
+  // steps are computed (on `workers` streams) and the result is its partial
+  // sum; the engine needs only share_rotation_steps. {0, 1}: the whole product.
+  MatvecShare share;
 };
 
 class CudaMatvec {
@@ -42,7 +49,8 @@ class CudaMatvec {
   // device memory (DeviceError naming the largest configuration that fits)
   // before allocating, then uploads keys and diagonals and allocates every
   // buffer. The engine must be on CUDA with the Galois keys of
-  // matvec_rotation_steps(config).
+  // matvec_rotation_steps(config) (of a share: share_rotation_steps, and
+  // its share's plan_share_memory is checked).
   CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvecOptions options = {});
   ~CudaMatvec();
   CudaMatvec(const CudaMatvec&) = delete;
@@ -58,6 +66,9 @@ class CudaMatvec {
   // Copies a fresh level-0 ciphertext into the fixed input buffer (ordered on
   // stream(); the graph reads that buffer on every replay).
   void stage(const Ciphertext& input);
+  // The same from a ciphertext already on this device (a device-to-device
+  // copy ordered on stream(); a multi-GPU rank stages the broadcast input).
+  void stage(const CudaCiphertext& input);
   // Enqueues one product of the staged input: a replay of the graph
   // (captured on first use) or the same operations eagerly.
   void launch(bool graph);
@@ -66,11 +77,17 @@ class CudaMatvec {
   double time_launch_ms(bool graph);
   // The result of the last launch (synchronises).
   Ciphertext download_result() const;
+  // The same on the device, valid once stream() has reached the end of the
+  // last launch (a share's partial sum, which a multi-GPU rank sends).
+  const CudaCiphertext& result() const;
+  // The evaluator of the main stream (worker 0; it owns the device keys).
+  const CudaEvaluator& evaluator() const;
   // max |y_i - (Mx)_i| over the d outputs after decryption.
   double max_abs_error(const Ciphertext& result) const;
 
  private:
   struct Worker;
+  void check_stageable(int level, std::size_t parts, double scale) const;
   void enqueue();
   void enqueue_diagonal();
   void enqueue_bsgs();
@@ -79,10 +96,11 @@ class CudaMatvec {
 
   const CkksEngine& engine_;
   MatvecConfig config_;
+  MatvecShare share_;
   MatvecProblem problem_;
   MemoryPlan plan_;
   std::vector<std::unique_ptr<Worker>> workers_;  // worker 0 owns the keys and the main stream
-  std::vector<CudaCiphertext> diagonals_;         // 1 part each, level 0
+  std::vector<CudaCiphertext> diagonals_;         // 1 part each, level 0; only the share's are allocated
   CudaCiphertext input_;                          // the fixed staging buffer
   std::vector<CudaCiphertext> baby_;              // bsgs: rotations 1..g-1 of the input
   struct Graph;
