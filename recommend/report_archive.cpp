@@ -2,6 +2,7 @@
 // the original and of the copy alike).
 #include "recommend/report_archive.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -24,9 +25,9 @@ std::string read_bytes(const std::filesystem::path& path) {
 std::vector<std::string> archive_names(const std::vector<LoadedEvidence>& inputs) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    std::string number = std::to_string(i + 1);
-    if (number.size() < 2) number.insert(0, "0");
-    names.push_back(number + "-" + inputs[i].path.filename().string());
+    char number[24];  // two digits at least: 01, 02, ..., 10
+    std::snprintf(number, sizeof number, "%02zu-", i + 1);
+    names.push_back(number + inputs[i].path.filename().string());
   }
   return names;
 }

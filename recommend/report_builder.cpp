@@ -150,12 +150,29 @@ void charts(ReportDocument& doc, const LoadedEvidence& file) {
   doc.svg(svg_chart(reps), "one dot per repetition median, " + file.label);
 }
 
-void describe_section(ReportDocument& doc, const DeploymentDecision& d, bool enabled) {
+// The profile's counters of the two leading backends, or how to make them.
+void profile_part(ReportDocument& doc, const DeploymentDecision& d, const std::vector<LoadedProfile>& profiles) {
+  if (profiles.empty()) {
+    doc.paragraph("No profile was given. Measured counters of these two backends (kernel durations, achieved "
+                  "occupancy, L1/L2 sectors, DRAM bytes and bandwidth, warp stall reasons) can be added: run `" +
+                  profile_command_for(*d.deciding, d.leading) +
+                  "` on that GPU and pass `--profile profile.json` to `fhelium report`.");
+    return;
+  }
+  const ProfileContrast contrast = profile_contrast(profiles, *d.deciding, d.leading);
+  doc.paragraph("Profile of " + d.leading[0] + " and " + d.leading[1] + " (fhelium benchmark profile ntt), " +
+                contrast.note + ".");
+  for (const auto& warning : contrast.warnings) doc.warning(warning);
+  if (contrast.available) doc.table(contrast.header, contrast.rows);
+}
+
+void describe_section(ReportDocument& doc, const DeploymentDecision& d, const ReportOptions& options) {
   if (d.leading.size() < 2) {
     doc.paragraph("Only one ranked backend: no contrast to describe.");
     return;
   }
-  if (!enabled) {
+  profile_part(doc, d, options.profiles);
+  if (!options.describe) {
     doc.paragraph("Describe contrast of " + d.leading[0] + " and " + d.leading[1] + ": not requested.");
     return;
   }
@@ -254,7 +271,7 @@ ReportDocument build_report(const ReportModel& model, const ReportOptions& optio
     doc.heading("Charts", 3);
     for (const LoadedEvidence* file : context.files) charts(doc, *file);
     doc.heading("Describe contrast", 3);
-    describe_section(doc, model.decisions[i], options.describe);
+    describe_section(doc, model.decisions[i], options);
   }
   return doc;
 }

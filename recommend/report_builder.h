@@ -9,6 +9,7 @@
 #include "recommend/report_decision.h"
 #include "recommend/report_document.h"
 #include "recommend/report_patterns.h"
+#include "recommend/report_profile.h"
 #include "recommend/report_provenance.h"
 
 namespace fhelium {
@@ -27,6 +28,7 @@ struct ReportOptions {
   std::string command;        // the report's own command line
   std::string generated_utc;
   bool describe = true;       // try the describe contrast
+  std::vector<LoadedProfile> profiles;  // `--profile` files: measured counters beside the describe contrast
 };
 
 ReportDocument build_report(const ReportModel& model, const ReportOptions& options);

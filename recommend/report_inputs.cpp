@@ -21,6 +21,53 @@ std::string text_at(const nlohmann::json& document, const nlohmann::json::json_p
   return value.dump();
 }
 
+std::string joined(const nlohmann::json& list, const std::string& separator) {
+  std::string out;
+  for (const auto& item : list)
+    out += (out.empty() ? "" : separator) + (item.is_string() ? item.get<std::string>() : item.dump());
+  return out;
+}
+
+// The application workload as its metadata records it, so that several
+// application files (matvec diagonal and BSGS, key switching) get columns
+// named by what they ran; the operation names when no workload is recorded.
+std::string application_label(const nlohmann::json& metadata) {
+  const nlohmann::json& workload = metadata.contains("workload") ? metadata["workload"] : nlohmann::json();
+  // Any JSON type reads as text, so a hand-edited field cannot make a file unloadable.
+  auto field = [&](const char* key) {
+    using P = nlohmann::json::json_pointer;
+    return workload.is_object() ? text_at(workload, P(std::string("/") + key), "?") : std::string("?");
+  };
+  const std::string graph = field("graph") == "on" ? ", CUDA graph" : "";
+  if (field("name") == "matvec")
+    return "application: matvec " + field("dim") + "x" + field("dim") + " " + field("method") + ", " +
+           field("diagonal_policy") + " diagonals" + graph;
+  if (field("name") == "keyswitch")
+    return "application: keyswitch at levels " +
+           (workload.contains("levels") && workload["levels"].is_array() ? joined(workload["levels"], ", ")
+                                                                        : field("levels")) + ", rotation step " +
+           field("rotation_step") + graph;
+  const nlohmann::json& operations = metadata.contains("operations") ? metadata["operations"] : nlohmann::json();
+  return "application (" + (operations.is_array() ? joined(operations, ",") : std::string()) + ")";
+}
+
+// Two inputs with one label (the same workload twice, e.g. on two GPUs)
+// get their file names, then their positions, so columns stay distinct.
+void make_labels_distinct(std::vector<LoadedEvidence>& inputs) {
+  auto repeated = [&](std::size_t i) {
+    for (std::size_t j = 0; j < inputs.size(); ++j)
+      if (j != i && inputs[j].label == inputs[i].label) return true;
+    return false;
+  };
+  for (const bool by_position : {false, true}) {
+    std::vector<std::size_t> clashing;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (repeated(i)) clashing.push_back(i);
+    for (std::size_t i : clashing)
+      inputs[i].label += by_position ? " #" + std::to_string(i + 1) : " [" + inputs[i].path.filename().string() + "]";
+  }
+}
+
 }  // namespace
 
 EvidenceContext evidence_context(const nlohmann::json& document) {
@@ -64,13 +111,7 @@ LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohman
   const auto& metadata = document["metadata"];
   loaded.suite = metadata.value("suite", std::string("kernel"));
   loaded.label = loaded.suite;
-  if (loaded.suite == "application") {
-    // Two application files (matvec, keyswitch) are different workloads: name them.
-    std::string ops;
-    for (const auto& op : metadata.value("operations", nlohmann::json::array()))
-      ops += (ops.empty() ? "" : ",") + op.get<std::string>();
-    loaded.label += " (" + ops + ")";
-  }
+  if (loaded.suite == "application") loaded.label = application_label(metadata);
   loaded.context = evidence_context(document);
   loaded.document = std::move(document);
   return loaded;
@@ -96,6 +137,7 @@ std::vector<LoadedEvidence> load_evidence_files(const std::vector<std::filesyste
     out.push_back(load_evidence_document(path, std::move(document)));
     out.back().sha256 = sha256_hex(bytes.str());
   }
+  make_labels_distinct(out);
   return out;
 }
 

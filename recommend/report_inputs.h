@@ -32,7 +32,7 @@ struct LoadedEvidence {
   std::filesystem::path path;
   std::string sha256;  // of the file's bytes as read; empty for a document made in memory
   std::string suite;  // kernel, ckks-primitive or application
-  std::string label;  // suite, plus the application workload's operations
+  std::string label;  // the suite; application files: their workload ("application: matvec 128x128 bsgs, ...")
   nlohmann::json document;  // as read (rows and recommendation re-scored)
   Analysis analysis;
   EvidenceContext context;
@@ -45,6 +45,7 @@ EvidenceContext evidence_context(const nlohmann::json& document);
 LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohmann::json document);
 
 // Reads and validates every file; throws InvalidArgument on the first bad one.
+// Files whose labels coincide get their file name (then position) appended.
 std::vector<LoadedEvidence> load_evidence_files(const std::vector<std::filesystem::path>& paths);
 
 // Scope order of the report: kernel 0, ckks-primitive 1, application 2, other 3.

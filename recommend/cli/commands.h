@@ -18,6 +18,9 @@ void add_ntt_describe_command(CLI::App& ntt);
 void add_benchmark_commands(CLI::App& app, const std::vector<std::string>& argv);
 void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& argv);
 void add_rescore_command(CLI::App& benchmark, const std::vector<std::string>& argv);
+// `benchmark profile ntt`, and the hidden `ntt run-once` it runs under ncu.
+void add_profile_command(CLI::App& benchmark, const std::vector<std::string>& argv);
+void add_ntt_run_once_command(CLI::App& ntt);
 
 void add_report_command(CLI::App& app, const std::vector<std::string>& argv);  // `report`
 // `workload` with `matvec` and `keyswitch`.

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   fhelium::cli::add_presets_command(app);
   fhelium::cli::add_info_command(app);
   fhelium::cli::add_ntt_commands(app);
+  fhelium::cli::add_ntt_run_once_command(*app.get_subcommand("ntt"));
   fhelium::cli::add_benchmark_commands(app, std::vector<std::string>(argv, argv + argc));
   fhelium::cli::add_workload_commands(app);
   fhelium::cli::add_report_command(app, std::vector<std::string>(argv, argv + argc));

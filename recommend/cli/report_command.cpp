@@ -1,6 +1,7 @@
 // `fhelium report EVIDENCE.json... --output DIR [--emit-policy FILE]
-// [--archive] [--no-describe]`: a deployment report (report.html, report.md)
-// from evidence files, optionally the policy file and the evidence archive.
+// [--archive] [--no-describe] [--profile PROFILE.json]...`: a deployment
+// report (report.html, report.md) from evidence files and optional profile
+// files, optionally the policy file and the evidence archive.
 // Every input is read and every output path checked before anything is
 // written; each file is then written atomically.
 #include <filesystem>
@@ -24,6 +25,7 @@ struct ReportCommandOptions {
   std::string policy;
   bool archive = false;
   bool no_describe = false;
+  std::vector<std::string> profiles;
 };
 
 // Creates DIR when its parent exists (only DIR itself, never a chain).
@@ -43,6 +45,8 @@ void prepare_output_dir(const std::filesystem::path& dir) {
 void run_report(const ReportCommandOptions& options, const std::vector<std::string>& argv) {
   std::vector<std::filesystem::path> paths(options.inputs.begin(), options.inputs.end());
   const std::vector<LoadedEvidence> inputs = load_evidence_files(paths);
+  std::vector<LoadedProfile> profiles =
+      load_profile_files(std::vector<std::filesystem::path>(options.profiles.begin(), options.profiles.end()));
   if (!options.policy.empty()) check_output_path(options.policy);
   const std::filesystem::path dir = options.output;
   prepare_output_dir(dir);
@@ -51,7 +55,7 @@ void run_report(const ReportCommandOptions& options, const std::vector<std::stri
   for (const auto& arg : argv) command += (command.empty() ? "" : " ") + arg;
   const std::string now = utc_now_iso8601();
   const ReportModel model = build_model(inputs, options.archive);
-  const ReportDocument document = build_report(model, {command, now, !options.no_describe});
+  const ReportDocument document = build_report(model, {command, now, !options.no_describe, std::move(profiles)});
   const std::string markdown = render_markdown(document);
   const std::string html = render_html(document);
   const nlohmann::json policy = policy_json(model.contexts, model.decisions, now);
@@ -85,6 +89,9 @@ void add_report_command(CLI::App& app, const std::vector<std::string>& argv) {
   command->add_option("--emit-policy", options->policy, "Write the decision as a policy file (JSON)");
   command->add_flag("--archive", options->archive, "Copy the evidence and a manifest into the output directory");
   command->add_flag("--no-describe", options->no_describe, "Skip the NttPlan::describe contrast");
+  command->add_option("--profile", options->profiles,
+                      "Profile JSON of `fhelium benchmark profile ntt` to show beside the describe contrast "
+                      "(repeatable)");
   command->callback([options, argv] { run_report(*options, argv); });
 }
 

@@ -52,6 +52,16 @@ inline nlohmann::json suite_document(const std::string& suite, const std::vector
   return doc;
 }
 
+// An application-suite document whose metadata records `workload` as the
+// suite writes it (name, dim/method/diagonal_policy or levels/rotation_step, graph).
+inline nlohmann::json application_document(const nlohmann::json& workload, const std::vector<std::string>& ops,
+                                           const std::vector<std::pair<std::string, std::vector<double>>>& medians,
+                                           const Machine& machine = {}) {
+  nlohmann::json doc = suite_document("application", ops, medians, machine);
+  doc["metadata"]["workload"] = workload;
+  return doc;
+}
+
 // Multiplies every sample of one backend/operation/repetition (after scoring: rescore).
 inline void scale_series(nlohmann::json& doc, const std::string& backend, const std::string& op, int repetition,
                          double factor) {

@@ -118,10 +118,11 @@ struct IndexedStageArgs {
   std::uint32_t table_stride;
 };
 
-// The plan row (prime) of data row `row` of a launch.
+// The plan row (prime) of data row `row` of a launch. Rows of the first (or
+// only) block skip the division: an unbatched transform pays no modulo.
 template <typename Args>
 FHE_HD std::uint32_t plan_row_of(const Args& a, std::uint32_t row) {
-  return a.first_row + row % a.batch_rows;
+  return a.first_row + (row < a.batch_rows ? row : row % a.batch_rows);
 }
 
 }  // namespace fhe::ntt::gpu
