@@ -28,7 +28,8 @@ class ReportProfile : public ::testing::Test {
   void SetUp() override {
     const std::filesystem::path source = std::filesystem::path(FHELIUM_SOURCE_DIR) / "results/h200";
     std::filesystem::copy_file(source / "kernel.json", kernel_);
-    std::filesystem::copy_file(source / "ckks-primitive.json", primitive_);
+    // The first primitive evidence (host-timed encryption): a fixed input.
+    std::filesystem::copy_file(source / "ckks-primitive-v1-host-encrypt.json", primitive_);
     inputs_ = load_evidence_files({kernel_, primitive_});
     model_ = build_model(inputs_, false);
     leading_ = model_.decisions[0].leading;

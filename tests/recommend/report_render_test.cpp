@@ -26,7 +26,8 @@ class H200Report : public ::testing::Test {
   void SetUp() override {
     const std::filesystem::path source = std::filesystem::path(FHELIUM_SOURCE_DIR) / "results/h200";
     std::filesystem::copy_file(source / "kernel.json", kernel_);
-    std::filesystem::copy_file(source / "ckks-primitive.json", primitive_);
+    // The first primitive evidence (host-timed encryption): a fixed input.
+    std::filesystem::copy_file(source / "ckks-primitive-v1-host-encrypt.json", primitive_);
   }
 
   int run(const std::string& args, std::string* err = nullptr) {
