@@ -1,24 +1,34 @@
 # Writes the build facts (git commit, dirty flag) into a header at build time,
 # touching it only when they change, so provenance never names a stale commit.
-execute_process(COMMAND git rev-parse HEAD WORKING_DIRECTORY ${SOURCE_DIR}
-                OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR NOT commit)
-  set(commit "unknown")
-endif()
-execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
-                OUTPUT_VARIABLE status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-if(rc EQUAL 0 AND status STREQUAL "")
-  set(dirty false)
-else()
-  set(dirty true)
-endif()
-# A copy of the tree without .git (the GPU machine gets one) names its
-# commit through the environment: FHELIUM_GIT_COMMIT and FHELIUM_GIT_DIRTY.
-if(commit STREQUAL "unknown" AND DEFINED ENV{FHELIUM_GIT_COMMIT})
+# An explicit FHELIUM_GIT_COMMIT (and FHELIUM_GIT_DIRTY) names the commit of a
+# tree copied without its .git, as the GPU machine gets one. Otherwise git is
+# asked, but only when SOURCE_DIR is the top of its own checkout: a copy of
+# the tree inside another checkout must not take that checkout's commit.
+set(commit "unknown")
+set(dirty true)
+if(DEFINED ENV{FHELIUM_GIT_COMMIT})
   set(commit "$ENV{FHELIUM_GIT_COMMIT}")
-  set(dirty true)
   if(DEFINED ENV{FHELIUM_GIT_DIRTY})
     set(dirty "$ENV{FHELIUM_GIT_DIRTY}")
+  endif()
+else()
+  execute_process(COMMAND git rev-parse --show-toplevel WORKING_DIRECTORY ${SOURCE_DIR}
+                  OUTPUT_VARIABLE top OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+  get_filename_component(source_real "${SOURCE_DIR}" REALPATH)
+  if(rc EQUAL 0 AND top)
+    get_filename_component(top "${top}" REALPATH)
+  endif()
+  if(rc EQUAL 0 AND top STREQUAL source_real)
+    execute_process(COMMAND git rev-parse HEAD WORKING_DIRECTORY ${SOURCE_DIR}
+                    OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+    if(rc EQUAL 0 AND head)
+      set(commit "${head}")
+      execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
+                      OUTPUT_VARIABLE status OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+      if(rc EQUAL 0 AND status STREQUAL "")
+        set(dirty false)
+      endif()
+    endif()
   endif()
 endif()
 set(content "// Generated at build time by cmake/write_build_info.cmake.\n#pragma once\n#define FHELIUM_GIT_COMMIT \"${commit}\"\n#define FHELIUM_GIT_DIRTY ${dirty}\n")
