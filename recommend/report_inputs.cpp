@@ -117,25 +117,30 @@ LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohman
   return loaded;
 }
 
+JsonFile read_json_file(const std::filesystem::path& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw fhe::InvalidArgument("cannot read " + what + " " + path.string());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  JsonFile file;
+  try {
+    file.document = nlohmann::json::parse(bytes.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw fhe::InvalidArgument(what + " " + path.string() + " is not valid JSON: " + e.what());
+  }
+  file.sha256 = sha256_hex(bytes.str());
+  return file;
+}
+
 std::vector<LoadedEvidence> load_evidence_files(const std::vector<std::filesystem::path>& paths) {
   if (paths.empty()) throw fhe::InvalidArgument("no evidence file given");
   std::vector<LoadedEvidence> out;
   for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw fhe::InvalidArgument("cannot read evidence file " + path.string());
-    // The bytes are hashed as read, so the hash names exactly what was parsed.
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    nlohmann::json document;
-    try {
-      document = nlohmann::json::parse(bytes.str());
-    } catch (const nlohmann::json::parse_error& e) {
-      throw fhe::InvalidArgument("evidence file " + path.string() + " is not valid JSON: " + e.what());
-    }
-    if (!document.is_object())
+    JsonFile file = read_json_file(path, "evidence file");
+    if (!file.document.is_object())
       throw fhe::InvalidArgument("evidence file " + path.string() + " is not a JSON object");
-    out.push_back(load_evidence_document(path, std::move(document)));
-    out.back().sha256 = sha256_hex(bytes.str());
+    out.push_back(load_evidence_document(path, std::move(file.document)));
+    out.back().sha256 = file.sha256;
   }
   make_labels_distinct(out);
   return out;

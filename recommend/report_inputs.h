@@ -48,6 +48,15 @@ LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohman
 // Files whose labels coincide get their file name (then position) appended.
 std::vector<LoadedEvidence> load_evidence_files(const std::vector<std::filesystem::path>& paths);
 
+// A JSON file as read: the parsed document and the SHA-256 of its bytes
+// (hashed as read, so the hash names exactly what was parsed). `what`
+// names the file in errors ("evidence file", "profile file").
+struct JsonFile {
+  nlohmann::json document;
+  std::string sha256;
+};
+JsonFile read_json_file(const std::filesystem::path& path, const std::string& what);
+
 // Scope order of the report: kernel 0, ckks-primitive 1, application 2, other 3.
 int scope_order(const std::string& suite);
 

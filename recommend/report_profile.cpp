@@ -3,13 +3,10 @@
 #include "recommend/report_profile.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "fhe/core/error.h"
 #include "recommend/ntt_profile_runner.h"
 #include "recommend/report_provenance.h"
-#include "recommend/report_sha256.h"
 #include "recommend/text_table.h"
 
 namespace fhelium {
@@ -65,18 +62,9 @@ LoadedProfile load_profile_document(const std::filesystem::path& path, nlohmann:
 std::vector<LoadedProfile> load_profile_files(const std::vector<std::filesystem::path>& paths) {
   std::vector<LoadedProfile> out;
   for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw fhe::InvalidArgument("cannot read profile file " + path.string());
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    nlohmann::json document;
-    try {
-      document = nlohmann::json::parse(bytes.str());
-    } catch (const nlohmann::json::parse_error& e) {
-      throw fhe::InvalidArgument("profile file " + path.string() + " is not valid JSON: " + e.what());
-    }
-    out.push_back(load_profile_document(path, std::move(document)));
-    out.back().sha256 = sha256_hex(bytes.str());
+    JsonFile file = read_json_file(path, "profile file");
+    out.push_back(load_profile_document(path, std::move(file.document)));
+    out.back().sha256 = file.sha256;
   }
   return out;
 }
