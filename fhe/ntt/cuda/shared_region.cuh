@@ -99,10 +99,11 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
   for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
 }
 
-// Forward phase 2: rows, local stages 4-7, then the final reduction to [0, q).
-template <typename Word, int Skip>
-FHE_HD void forward_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
-                         std::uint32_t tiles_per_block, std::uint32_t thread) {
+// Phase 2 of both directions: rows in shared memory, local stages 4-7
+// (forward, then the final reduction to [0, q)) or 7-4 (inverse).
+template <bool Forward, typename Word, int Skip>
+FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                      std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
@@ -112,9 +113,15 @@ FHE_HD void forward_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
   Word v[1][kWordsPerThread];
 #pragma unroll
   for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(16 * th.lane + k)];
-  tile_round<true, 4, Skip>(v, tw, a, c);
+  tile_round<Forward, 4, Skip>(v, tw, a, c);
 #pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) own[padded(16 * th.lane + k)] = reduce_from_4q<Word>(v[0][k], c.q);
+  for (int k = 0; k < kWordsPerThread; ++k) {
+    if constexpr (Forward) {
+      own[padded(16 * th.lane + k)] = reduce_from_4q<Word>(v[0][k], c.q);
+    } else {
+      own[padded(16 * th.lane + k)] = v[0][k];
+    }
+  }
 }
 
 // Moves the block's tiles between shared and global memory as coalesced
@@ -143,24 +150,6 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
       own[padded(within + 1)] = static_cast<Word>(second);
     }
   }
-}
-
-// Inverse phase 2: rows, local stages 7-4.
-template <typename Word, int Skip>
-FHE_HD void inverse_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
-                         std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  StageTwiddles<Word, 4> tw;
-  load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
-  Word* own = shared + th.tile_in_block * kPaddedTileWords;
-  Word v[1][kWordsPerThread];
-#pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(16 * th.lane + k)];
-  tile_round<false, 4, Skip>(v, tw, a, c);
-#pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) own[padded(16 * th.lane + k)] = v[0][k];
 }
 
 // Inverse phase 3: columns, local stages 3-0, stored straight to global memory.

@@ -16,13 +16,13 @@ __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
   if constexpr (Forward) {
     forward_columns<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
-    forward_rows<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    tile_rows<true, Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
     copy_tiles<Word, true>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
   } else {
     copy_tiles<Word, false>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
-    inverse_rows<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    tile_rows<false, Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
     inverse_columns<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
   }

@@ -135,11 +135,11 @@ class KernelEmulator {
       };
       if (forward) {
         phase(ntt::gpu::forward_columns<Word, Skip>);
-        phase(ntt::gpu::forward_rows<Word, Skip>);
+        phase(ntt::gpu::tile_rows<true, Word, Skip>);
         phase(ntt::gpu::copy_tiles<Word, true>);
       } else {
         phase(ntt::gpu::copy_tiles<Word, false>);
-        phase(ntt::gpu::inverse_rows<Word, Skip>);
+        phase(ntt::gpu::tile_rows<false, Word, Skip>);
         phase(ntt::gpu::inverse_columns<Word, Skip>);
       }
     }
