@@ -10,10 +10,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
-#include <fstream>
 #include <sstream>
 
 #include "fhe/core/error.h"
+#include "recommend/file_bytes.h"
 
 extern char** environ;
 
@@ -42,10 +42,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::filesyste
     if (errno != EINTR) throw fhe::DeviceError("waitpid failed for " + argv[0]);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal_number = WTERMSIG(status);
-  std::ifstream in(log_file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  result.output = text.str();
+  result.output = read_file_bytes(log_file, "the log of " + argv[0]);
   return result;
 }
 

@@ -3,22 +3,13 @@
 #include "recommend/report_archive.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "fhe/core/error.h"
+#include "recommend/file_bytes.h"
 #include "recommend/atomic_file.h"
 
 namespace fhelium {
 namespace {
-
-std::string read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fhe::InvalidArgument("cannot read " + path.string());
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 }  // namespace
 
@@ -59,7 +50,7 @@ void write_archive(const std::filesystem::path& dir, const std::vector<LoadedEvi
   if (error) throw fhe::InvalidArgument("cannot create " + evidence_dir.string() + ": " + error.message());
   const auto names = archive_names(inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string bytes = read_bytes(inputs[i].path);
+    const std::string bytes = read_file_bytes(inputs[i].path);
     write_file_atomically(evidence_dir / names[i], [&](std::ostream& out) { out << bytes; });
   }
   write_file_atomically(dir / "manifest.json", [&](std::ostream& out) { out << manifest.dump(2) << '\n'; });

@@ -3,10 +3,9 @@
 // raw samples do not give.
 #include "recommend/report_inputs.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "fhe/core/error.h"
+#include "recommend/file_bytes.h"
 #include "recommend/document_scoring.h"
 #include "recommend/report_sha256.h"
 
@@ -118,17 +117,14 @@ LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohman
 }
 
 JsonFile read_json_file(const std::filesystem::path& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fhe::InvalidArgument("cannot read " + what + " " + path.string());
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  const std::string bytes = read_file_bytes(path, what);
   JsonFile file;
   try {
-    file.document = nlohmann::json::parse(bytes.str());
+    file.document = nlohmann::json::parse(bytes);
   } catch (const nlohmann::json::parse_error& e) {
     throw fhe::InvalidArgument(what + " " + path.string() + " is not valid JSON: " + e.what());
   }
-  file.sha256 = sha256_hex(bytes.str());
+  file.sha256 = sha256_hex(bytes);
   return file;
 }
 

@@ -4,10 +4,9 @@
 
 #include <array>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 
 #include "fhe/core/error.h"
+#include "recommend/file_bytes.h"
 
 namespace fhelium {
 namespace {
@@ -69,12 +68,6 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-std::string sha256_file_hex(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw fhe::InvalidArgument("cannot read " + path.string());
-  std::ostringstream content;
-  content << in.rdbuf();
-  return sha256_hex(content.str());
-}
+std::string sha256_file_hex(const std::filesystem::path& path) { return sha256_hex(read_file_bytes(path)); }
 
 }  // namespace fhelium
