@@ -10,6 +10,7 @@
 
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
+#include "fhe/cuda/graph.h"
 #include "fhe/cuda/stream.h"
 #include "workloads/matvec/matvec_workload.h"
 
@@ -111,11 +112,8 @@ struct CudaMatvec::Worker {
 };
 
 struct CudaMatvec::Graph {
-  cudaGraphExec_t exec = nullptr;
+  cuda::CapturedGraph replay;
   double scale = 0;  // the input scale baked into the captured metadata
-  ~Graph() {
-    if (exec != nullptr) cudaGraphExecDestroy(exec);
-  }
 };
 
 CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvecOptions options)
@@ -227,22 +225,10 @@ void CudaMatvec::launch(bool graph) {
     // only on metadata, so the captured sequence is valid for any staged input.
     auto captured = std::make_unique<Graph>();
     captured->scale = input_.scale;
-    FHE_CUDA_CHECK(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
-    cudaGraph_t graph_def = nullptr;
-    try {
-      enqueue();
-    } catch (...) {
-      cudaStreamEndCapture(stream(), &graph_def);
-      if (graph_def != nullptr) cudaGraphDestroy(graph_def);
-      throw;
-    }
-    FHE_CUDA_CHECK(cudaStreamEndCapture(stream(), &graph_def));
-    const cudaError_t status = cudaGraphInstantiate(&captured->exec, graph_def, 0);
-    cudaGraphDestroy(graph_def);
-    FHE_CUDA_CHECK(status, "matvec graph instantiate");
+    captured->replay = cuda::CapturedGraph::capture(stream(), [&] { enqueue(); }, "matvec graph");
     graph_ = std::move(captured);
   }
-  FHE_CUDA_CHECK(cudaGraphLaunch(graph_->exec, stream()));
+  graph_->replay.launch(stream());
 }
 
 double CudaMatvec::time_launch_ms(bool graph) {
