@@ -69,6 +69,25 @@ class Evaluator {
   // rotate(a, step) word for word. All keys are checked before any work.
   std::vector<Ciphertext> rotate_many_by_steps(const Ciphertext& a, const std::vector<int>& steps) const;
 
+  // ---- Linear transforms with one ModDown (double hoisting) ----
+  // An extended sum is a 2-part Ciphertext over the extended rows of its
+  // level (rows level..L and the P rows) that is P times the ciphertext it
+  // stands for: the form of a rotation before its ModDown. Summing plaintext
+  // x rotation terms in that form lets a whole linear transform pay ONE
+  // ModDown instead of one per rotation:
+  //   mod_down(sum) ~ sum_k plains[k] (.) rotate(a, steps[k])   (step 0: a)
+  // accumulate_rotations decomposes `a` once (hoisted) and adds the terms
+  // to `sum` (empty parts: it starts there); every plaintext comes from
+  // CkksEngine::encode_extended at a.level, and sum.scale = a.scale x its
+  // scale. Extended sums of equal level and scale add with add(). The words
+  // do not depend on how the steps are split across calls or sums, because
+  // everything before mod_down is exact modular arithmetic.
+  void accumulate_rotations(const Ciphertext& a, const std::vector<int>& steps,
+                            const std::vector<const Plaintext*>& extended_plains, Ciphertext& sum) const;
+  // Divides an extended sum by P with rounding: a 2-part ciphertext over
+  // rows level..L with the sum's scale.
+  Ciphertext mod_down(const Ciphertext& extended_sum) const;
+
   // The schedule of `level` (built once, cached).
   const KeySwitchSchedule& key_switch_schedule(int level) const { return schedules_.at(level); }
   // Key switching of one NTT-form polynomial over rows level..L (level taken

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "fhe/arith/modarith.h"
 #include "fhe/ckks/keys.h"
 #include "fhe/core/error.h"
 
@@ -43,6 +44,12 @@ KeySwitchSchedule make_key_switch_schedule(const Preset& preset, int level) {
     s.digits.push_back(std::move(digit));
   }
   s.mod_down = make_rns_scale_down(preset, s.p_rows, s.active_q_rows);
+  for (std::size_t id = first; id < first + q_rows; ++id) {
+    std::uint64_t p_mod = 1;
+    for (std::uint64_t p : preset.p_primes) p_mod = mul_mod_exact(p_mod, p % primes[id], primes[id]);
+    s.p_mod_q.push_back(p_mod);
+    s.p_mod_q_shoup.push_back(shoup_companion(p_mod, primes[id]));
+  }
   // The key inner product sums one 128-bit product per digit before reducing.
   double max_bits = 0;
   for (std::uint64_t q : primes) max_bits = std::max(max_bits, std::log2(static_cast<double>(q)));

@@ -11,6 +11,9 @@
 //      every other extended row, then ONE forward call over extended_rows;
 //   3. inner product with the key rows [l, L+|P|] of every digit;
 //   4. ModDown: divide by P with rounding (mod_down) -> rows l..L.
+// Before step 4 a key-switched term is P times what it stands for, over the
+// extended rows; p_mod_q lifts a Q-row polynomial into that form (P x, zero
+// on the P rows), so sums of such terms can share one ModDown.
 #pragma once
 
 #include <memory>
@@ -41,6 +44,8 @@ struct KeySwitchSchedule {
   ntt::RowRange extended_rows;   // ids level..L+|P|
   std::vector<KeySwitchDigit> digits;  // active digits, in digit order
   RnsScaleDown mod_down;         // extended rows -> active Q rows (divides by P)
+  std::vector<std::uint64_t> p_mod_q;        // [P]_(q_i) per active Q row
+  std::vector<std::uint64_t> p_mod_q_shoup;  // their Shoup companions
 };
 
 // Throws InvalidArgument for a level outside [0, L].

@@ -44,6 +44,17 @@ void KeySwitcher::extend(const KeySwitchSchedule& schedule, const RnsPoly& input
 void KeySwitcher::apply_key(const KeySwitchSchedule& schedule, const KeySwitchKey& key,
                             const std::vector<std::uint32_t>* galois_table, RnsPoly& out0,
                             RnsPoly& out1) {
+  const std::size_t extended_words = schedule.extended_rows.count * plan_.n();
+  if (accumulators_.size() < 2 * extended_words) accumulators_.resize(2 * extended_words);
+  std::uint64_t* acc0 = accumulators_.data();
+  std::uint64_t* acc1 = acc0 + extended_words;
+  inner_product(schedule, key, galois_table, acc0, acc1);
+  mod_down(schedule, acc0, acc1, out0, out1);
+}
+
+void KeySwitcher::inner_product(const KeySwitchSchedule& schedule, const KeySwitchKey& key,
+                                const std::vector<std::uint32_t>* galois_table, std::uint64_t* acc0,
+                                std::uint64_t* acc1) {
   const std::size_t n = plan_.n();
   const ntt::RowRange extended_rows = schedule.extended_rows;
   const std::size_t extended_words = extended_rows.count * n;
@@ -58,9 +69,6 @@ void KeySwitcher::apply_key(const KeySwitchSchedule& schedule, const KeySwitchKe
                           schedule.preset_name + "): the key has " +
                           std::to_string(key.components.size()) + " components");
   }
-  if (accumulators_.size() < 2 * extended_words) accumulators_.resize(2 * extended_words);
-  std::uint64_t* acc0 = accumulators_.data();
-  std::uint64_t* acc1 = acc0 + extended_words;
 
   if (row_sums_.size() < 2 * n) row_sums_.resize(2 * n);
   unsigned __int128* sum_b = row_sums_.data();
@@ -100,17 +108,21 @@ void KeySwitcher::apply_key(const KeySwitchSchedule& schedule, const KeySwitchKe
                                             static_cast<std::uint64_t>(sum_a[k]), q);
     }
   }
+}
 
+void KeySwitcher::mod_down(const KeySwitchSchedule& schedule, const std::uint64_t* extended0,
+                           const std::uint64_t* extended1, RnsPoly& out0, RnsPoly& out1) {
+  const std::size_t n = plan_.n();
   const ntt::RowRange q_rows = schedule.active_q_rows;
-  const std::size_t p_offset = (schedule.p_rows.first - extended_rows.first) * n;
+  const std::size_t p_offset = (schedule.p_rows.first - schedule.extended_rows.first) * n;
   for (RnsPoly* out : {&out0, &out1}) {
     if (out->first_row() != q_rows.first || out->row_count() != q_rows.count || out->n() != n) {
       *out = RnsPoly(q_rows.first, q_rows.count, n, true);
     }
     out->set_ntt_form(true);
   }
-  schedule.mod_down.apply(plan_, acc0, acc0 + p_offset, out0.data(), scale_down_scratch_);
-  schedule.mod_down.apply(plan_, acc1, acc1 + p_offset, out1.data(), scale_down_scratch_);
+  schedule.mod_down.apply(plan_, extended0, extended0 + p_offset, out0.data(), scale_down_scratch_);
+  schedule.mod_down.apply(plan_, extended1, extended1 + p_offset, out1.data(), scale_down_scratch_);
 }
 
 }  // namespace fhe

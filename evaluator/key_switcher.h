@@ -4,6 +4,8 @@
 //   extend():    c -> coefficient form -> per digit ModUp + one NTT call
 //   apply_key(): inner product of the extended digits (optionally permuted
 //                by a Galois NTT table) with a key, then ModDown.
+// apply_key() is inner_product() + mod_down(); callers that sum several
+// key-switched terms before one ModDown (double hoisting) use the halves.
 // Not thread-safe: one KeySwitcher per thread.
 #pragma once
 
@@ -31,6 +33,16 @@ class KeySwitcher {
   // out0 + out1 s ~ input * s' (s' the key's source secret).
   void apply_key(const KeySwitchSchedule& schedule, const KeySwitchKey& key,
                  const std::vector<std::uint32_t>* galois_table, RnsPoly& out0, RnsPoly& out1);
+
+  // The inner product alone: out0/out1 (extended_rows x N words each, NTT
+  // form) with out0 + out1 s ~ P * input * s' over the extended rows.
+  void inner_product(const KeySwitchSchedule& schedule, const KeySwitchKey& key,
+                     const std::vector<std::uint32_t>* galois_table, std::uint64_t* out0,
+                     std::uint64_t* out1);
+  // ModDown of an extended pair (extended_rows x N words each, not modified)
+  // to NTT-form polynomials over the active Q rows.
+  void mod_down(const KeySwitchSchedule& schedule, const std::uint64_t* extended0,
+                const std::uint64_t* extended1, RnsPoly& out0, RnsPoly& out1);
 
  private:
   const RnsBasis& basis_;

@@ -42,9 +42,10 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
                             const std::string& operation, bool cuda, bool graph) {
   using fhe::workloads::MatvecMethod;
   const std::string d = std::to_string(c.dim);
+  const bool lazy = c.policy == fhe::workloads::DiagonalPolicy::lazy_moddown;
   const std::string hoist = " hoisted in chunks of " + std::to_string(c.hoist) +
                             " (one decomposition and basis extension per chunk, then per step "
-                            "permutation, key inner product, ModDown)";
+                            "permutation, key inner product" + (lazy ? ")" : ", ModDown)");
   std::string rotations;
   if (c.method == MatvecMethod::diagonal) {
     rotations = std::to_string(fhe::workloads::matvec_rotation_count(c)) + " rotations" + hoist;
@@ -53,9 +54,11 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
     rotations = std::to_string(g - 1) + " baby-step rotations" + hoist + ", " +
                 std::to_string(c.dim / g - 1) + " giant-step rotations of the inner sums";
   }
-  const std::string rescales = c.policy == fhe::workloads::DiagonalPolicy::batch
-                                   ? "one rescale per " + std::to_string(c.batch) + " summed products"
-                                   : "one rescale per product";
+  const std::string rescales =
+      lazy ? "every product summed over the extended rows QP, then one ModDown and one rescale"
+      : c.policy == fhe::workloads::DiagonalPolicy::batch
+          ? "one rescale per " + std::to_string(c.batch) + " summed products"
+          : "one rescale per product";
   const std::string launch = !cuda ? "the whole "
                              : graph ? "one replay of the captured CUDA graph of the whole "
                                      : "one eager launch (no graph) of the whole ";

@@ -52,12 +52,19 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   const std::size_t workers = static_cast<std::size_t>(config.workers);
   MemoryPlan plan;
   plan.items.push_back({"keys", (steps + 1) * key_switch_key_bytes(preset)});
-  plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * q_rows * row_bytes});
-  // Per worker: the hoisted digits over QP rows, the chunk's rotated
-  // ciphertexts, and a running product and sum.
+  // lazy-moddown keeps its diagonals and sums over the QP rows.
+  const bool lazy = config.policy == DiagonalPolicy::lazy_moddown;
+  const std::size_t extended_part_bytes = preset.qp_rows() * row_bytes;
+  plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * (lazy ? extended_part_bytes
+                                                                                  : q_rows * row_bytes)});
+  // Per worker: the hoisted digits over QP rows, then either the chunk's
+  // rotated ciphertexts with a running product and sum, or (lazy) a
+  // 2-part extended sum and its ModDown scratch; lazy adds the ModDown and
+  // rescale outputs once.
   const std::size_t digits = static_cast<std::size_t>(preset.dnum()) * preset.qp_rows() * row_bytes;
-  plan.items.push_back(
-      {"workspaces", workers * (digits + (chunk + 2) * ciphertext_bytes(preset, 0))});
+  const std::size_t per_worker = lazy ? 4 * extended_part_bytes : (chunk + 2) * ciphertext_bytes(preset, 0);
+  plan.items.push_back({"workspaces", workers * (digits + per_worker) +
+                                          (lazy ? 2 * ciphertext_bytes(preset, 0) : 0)});
   return plan;
 }
 

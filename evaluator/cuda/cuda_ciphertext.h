@@ -35,6 +35,7 @@ class CudaCiphertext {
   std::uint64_t* data() { return words_.data(); }
   const std::uint64_t* data() const { return words_.data(); }
   bool allocated() const { return words_.size() > 0; }
+  std::size_t capacity_words() const { return words_.size(); }
 
  private:
   cuda::DeviceBuffer<std::uint64_t> words_;

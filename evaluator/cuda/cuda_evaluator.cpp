@@ -109,6 +109,11 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
     }
     levels_.push_back(cuda::upload_level_constants(schedules_.at(level), rescale.get()));
   }
+  // Level 0's schedule covers every Q row, so its [P]_(q) serve all levels by row id.
+  const KeySwitchSchedule& top = schedules_.at(0);
+  p_mod_q_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(top.p_mod_q), "P mod q");
+  p_mod_q_shoup_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(top.p_mod_q_shoup),
+                                                          "P mod q");
   const WorkspaceWords words = workspace_words(preset, n_);
   coefficients_ = DeviceBuffer<std::uint64_t>(words.coefficients, "evaluator workspace");
   extended_ = DeviceBuffer<std::uint64_t>(words.extended, "evaluator workspace");
@@ -131,16 +136,37 @@ void CudaEvaluator::check_output(const CudaCiphertext& out, const char* op) cons
   }
 }
 
+void CudaEvaluator::check_extended(const CudaCiphertext& x, const char* op) const {
+  if (x.max_rows() != qp_rows_ || x.n() != n_) {
+    throw InvalidArgument(std::string(op) + ": an extended ciphertext was expected (make_extended)");
+  }
+}
+
+CudaCiphertext CudaEvaluator::make_extended(std::size_t capacity_parts) const {
+  cuda::DeviceGuard guard(device_);
+  return CudaCiphertext(qp_rows_, n_, capacity_parts);
+}
+
 void CudaEvaluator::upload(const Ciphertext& host, CudaCiphertext& device) const {
-  check_output(device, "upload");
+  // Into a make_ciphertext or a make_extended buffer; the row check below
+  // refuses a host polynomial of the other kind. Checked before anything changes.
+  if (device.max_rows() != qp_rows_) check_output(device, "upload");
   if (host.size() < 1 || host.size() > 3) throw InvalidArgument("upload: a ciphertext of 1 to 3 parts");
+  const std::size_t rows = device.max_rows() - std::min<std::size_t>(device.max_rows(), host.level);
+  for (std::size_t p = 0; p < host.size(); ++p) {
+    if (host.level < 0 || host.parts[p].first_row() != static_cast<std::size_t>(host.level) ||
+        host.parts[p].row_count() != rows || host.parts[p].n() != n_) {
+      throw InvalidArgument("upload: part " + std::to_string(p) + " does not hold the buffer's rows from level " +
+                            std::to_string(host.level));
+    }
+  }
+  if (host.size() * rows * n_ > device.capacity_words()) {
+    throw InvalidArgument("upload: " + std::to_string(host.size()) + " parts exceed the buffer's capacity");
+  }
   device.parts = host.size();
   device.level = host.level;
   device.scale = host.scale;
   for (std::size_t p = 0; p < host.size(); ++p) {
-    if (host.parts[p].words().size() != device.part_words()) {
-      throw InvalidArgument("upload: part " + std::to_string(p) + " does not hold rows level..L");
-    }
     FHE_CUDA_CHECK(cudaMemcpyAsync(device.part(p), host.parts[p].data(), device.part_words() * 8,
                                    cudaMemcpyHostToDevice, stream()));
   }
@@ -163,7 +189,11 @@ Ciphertext CudaEvaluator::download(const CudaCiphertext& device) const {
 }
 
 void CudaEvaluator::copy(const CudaCiphertext& from, CudaCiphertext& to) const {
-  check_output(to, "copy");
+  if (from.max_rows() == qp_rows_) {
+    check_extended(to, "copy");
+  } else {
+    check_output(to, "copy");
+  }
   if (&from == &to) return;
   to.parts = from.parts;
   to.level = from.level;
@@ -213,16 +243,25 @@ void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, cons
   const auto first = static_cast<std::size_t>(level);
   const std::size_t rows = q_rows_ - first, ext_rows = rows + p_rows_;
   std::uint64_t* acc = accumulators_.data();
-  std::uint64_t* conv = converted_.data();
   cuda::launch_inner_product(extended_.data(), c.digit_count, key.words.data(), c.first_digit, qp_rows_, table,
                              acc, acc + ext_rows * n_, first, ext_rows, log_n_, moduli_.data(), stream());
-  // ModDown of both halves: P rows to coefficient form, convert to the Q rows, back to NTT.
-  for (int j = 0; j < 2; ++j) plan_.inverse(acc + (j * ext_rows + rows) * n_, {q_rows_, p_rows_}, {stream()});
-  cuda::launch_conversion(c.mod_down.conversion, acc + rows * n_, ext_rows * n_, conv, rows * n_, 2, log_n_,
-                          stream());
+  mod_down_parts(level, acc, acc + ext_rows * n_, acc + rows * n_, out0, out1, addend0, addend0_table, addend1);
+}
+
+void CudaEvaluator::mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1,
+                                   std::uint64_t* p_rows, std::uint64_t* out0, std::uint64_t* out1,
+                                   const std::uint64_t* addend0, const std::uint32_t* addend0_table,
+                                   const std::uint64_t* addend1) const {
+  const cuda::LevelConstants& c = level_constants(level);
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t rows = q_rows_ - first, ext_rows = rows + p_rows_;
+  std::uint64_t* conv = converted_.data();
+  // P rows to coefficient form, convert to the Q rows, back to NTT.
+  for (int j = 0; j < 2; ++j) plan_.inverse(p_rows + j * ext_rows * n_, {q_rows_, p_rows_}, {stream()});
+  cuda::launch_conversion(c.mod_down.conversion, p_rows, ext_rows * n_, conv, rows * n_, 2, log_n_, stream());
   plan_.forward_batch(conv, {first, rows}, 2, {stream()});
-  const cuda::ScaleDownItem items[2] = {{acc, conv, out0, addend0, addend0_table},
-                                        {acc + ext_rows * n_, conv + rows * n_, out1, addend1, nullptr}};
+  const cuda::ScaleDownItem items[2] = {{x0, conv, out0, addend0, addend0_table},
+                                        {x1, conv + rows * n_, out1, addend1, nullptr}};
   cuda::launch_scale_down_finish(c.mod_down, items, 2, first, log_n_, moduli_.data(), stream());
 }
 
@@ -256,7 +295,14 @@ void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCi
   check_parts(a, 2, 3, "add", engine_);
   check_parts(b, 2, 3, "add", engine_);
   check_binary(a, b, "add", engine_, true);
-  check_output(out, "add");
+  if (a.max_rows() == qp_rows_ || b.max_rows() == qp_rows_) {
+    // Two extended sums (accumulate_rotations) add like ciphertexts over their rows.
+    check_extended(a, "add");
+    check_extended(b, "add");
+    check_extended(out, "add");
+  } else {
+    check_output(out, "add");
+  }
   const CudaCiphertext& longer = a.parts >= b.parts ? a : b;
   const CudaCiphertext& shorter = a.parts >= b.parts ? b : a;
   const std::size_t common = shorter.parts, total = longer.parts;
@@ -465,6 +511,94 @@ Plaintext CudaEvaluator::decrypt(const CudaCiphertext& a) const {
   decrypt(a, plain);
   Ciphertext host = download(plain);
   return Plaintext{std::move(host.parts[0]), host.level, host.scale};
+}
+
+// ---- sums of rotations with one ModDown ------------------------------------
+
+void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         const std::vector<const CudaCiphertext*>& extended_plains,
+                                         CudaCiphertext& sum) const {
+  const char* op = "accumulate_rotations";
+  check_parts(a, 2, 2, op, engine_);
+  check_extended(sum, op);
+  if (steps.empty() || steps.size() != extended_plains.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps and " +
+                          std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
+  }
+  const int level = a.level;
+  const double scale = a.scale * extended_plains.front()->scale;
+  for (const CudaCiphertext* plain : extended_plains) {
+    check_extended(*plain, op);
+    if (plain->parts != 1 || plain->level != level || std::fabs(a.scale * plain->scale - scale) > 1e-9 * scale) {
+      throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
+                            "scale at " + where(engine_, op, level));
+    }
+  }
+  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level || std::fabs(sum.scale - scale) > 1e-9 * scale)) {
+    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
+                          where(engine_, op, level) + ")");
+  }
+  std::vector<const cuda::DeviceSwitchKey*> keys;  // every key checked before any work
+  bool any_switch = false;
+  for (int step : steps) {
+    const std::uint64_t element = engine_.galois_element_for_step(step);
+    keys.push_back(element == 1 ? nullptr : &galois_key(element));
+    any_switch = any_switch || keys.back();
+  }
+  if (any_switch) extend(a.part(1), level);
+  const cuda::LevelConstants& c = level_constants(level);
+  const bool accumulate = sum.parts != 0;
+  sum.parts = 2;
+  sum.level = level;
+  sum.scale = scale;
+  cuda::ExtendedSumArgs args;
+  args.extended = extended_.data();
+  args.digits = c.digit_count;
+  args.first_digit = c.first_digit;
+  args.key_rows = qp_rows_;
+  args.c0 = a.part(0);
+  args.c1 = a.part(1);
+  args.p_mod_q = p_mod_q_.data();
+  args.p_mod_q_shoup = p_mod_q_shoup_.data();
+  args.sum_b = sum.part(0);
+  args.sum_a = sum.part(1);
+  args.accumulate = accumulate;
+  args.first_row = static_cast<std::size_t>(level);
+  args.q_rows = a.rows();
+  args.rows = a.rows() + p_rows_;
+  args.log_n = log_n_;
+  args.moduli = moduli_.data();
+  for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
+    const std::size_t count = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
+    cuda::RotationTerm terms[cuda::kMaxRotationTerms];
+    for (std::size_t t = 0; t < count; ++t) {
+      const cuda::DeviceSwitchKey* key = keys[start + t];
+      terms[t] = {key ? key->words.data() : nullptr, key ? key->galois_table.data() : nullptr,
+                  extended_plains[start + t]->data()};
+    }
+    cuda::launch_rotation_terms(terms, static_cast<int>(count), args, stream());
+    args.accumulate = true;
+  }
+}
+
+void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
+  check_extended(extended_sum, "mod_down");
+  check_output(out, "mod_down");
+  if (extended_sum.parts != 2) throw InvalidArgument("mod_down: a 2-part extended sum was expected");
+  const int level = extended_sum.level;
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level), ext_rows = rows + p_rows_;
+  // The P rows are transformed in place, so they are copied out first and
+  // the sum stays intact.
+  std::uint64_t* p_rows = accumulators_.data() + rows * n_;
+  for (std::size_t j = 0; j < 2; ++j) {
+    FHE_CUDA_CHECK(cudaMemcpyAsync(p_rows + j * ext_rows * n_, extended_sum.part(j) + rows * n_, p_rows_ * n_ * 8,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  }
+  out.parts = 2;
+  out.level = level;
+  out.scale = extended_sum.scale;
+  mod_down_parts(level, extended_sum.part(0), extended_sum.part(1), p_rows, out.part(0), out.part(1), nullptr,
+                 nullptr, nullptr);
 }
 
 }  // namespace fhe

@@ -105,6 +105,19 @@ class CudaEvaluator {
   void rotate_many_by_steps(const CudaCiphertext& a, const std::vector<int>& steps,
                             std::span<CudaCiphertext> outs) const;
 
+  // Sums of rotations with ONE ModDown (double hoisting), the device twin of
+  // Evaluator::accumulate_rotations / mod_down with the same words. Extended
+  // ciphertexts (make_extended) hold rows level..L and the P rows: a 2-part
+  // sum, or a 1-part plaintext uploaded from CkksEngine::encode_extended.
+  // A sum with parts == 0 starts at the first call's terms. Terms go to the
+  // device in launches of up to cuda::kMaxRotationTerms, each reading the
+  // hoisted digits once per row from L2 while it streams the keys.
+  CudaCiphertext make_extended(std::size_t capacity_parts = 2) const;
+  void accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
+                            const std::vector<const CudaCiphertext*>& extended_plains, CudaCiphertext& sum) const;
+  // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
+  void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
+
   // m = c0 + c1 s (+ c2 s^2) into a one-part `plain` (enqueued), or
   // downloaded as a host Plaintext for engine.decode (synchronises).
   void decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const;
@@ -114,6 +127,12 @@ class CudaEvaluator {
   const cuda::LevelConstants& level_constants(int level) const;
   const cuda::DeviceSwitchKey& galois_key(std::uint64_t element) const;
   void check_output(const CudaCiphertext& out, const char* op) const;
+  void check_extended(const CudaCiphertext& x, const char* op) const;
+  // ModDown of x0/x1 (Q rows of the level) whose P rows sit in `p_rows`
+  // (part j at j * extended rows * n; transformed in place), plus addends.
+  void mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1, std::uint64_t* p_rows,
+                      std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
+                      const std::uint32_t* addend0_table, const std::uint64_t* addend1) const;
   void extend(const std::uint64_t* input, int level) const;
   void switch_key(const cuda::DeviceSwitchKey& key, int level, const std::uint32_t* table,
                   std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
@@ -131,6 +150,7 @@ class CudaEvaluator {
   cuda::DeviceBuffer<Modulus<std::uint64_t>> moduli_;
   std::shared_ptr<const cuda::DeviceKeys> keys_;
   std::vector<cuda::LevelConstants> levels_;
+  cuda::DeviceBuffer<std::uint64_t> p_mod_q_, p_mod_q_shoup_;  // [P]_(q) by Q row id
   // Workspaces sized for level 0.
   mutable cuda::DeviceBuffer<std::uint64_t> coefficients_, extended_, accumulators_, converted_, dropped_;
 };

@@ -102,8 +102,26 @@ __global__ void conversion_value_kernel(DeviceConversion conversion, const u64* 
   convert_one(conversion, source + item * source_stride, destination + item * destination_stride, k, log_n);
 }
 
-// One thread per (row, k): both key halves in one pass over every digit,
-// the Galois permutation folded into the read of the extended digit.
+// Both key halves of extended row r, coefficient k, in one pass over every
+// digit: sum_d ext[d][r][source_k] * key[first_digit + d][b/a][key row], exact
+// in 128 bits, one reduction each.
+__device__ void key_inner_product(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
+                                  int first_digit, std::size_t key_rows, std::size_t rows, std::size_t r,
+                                  std::size_t n, std::size_t source_k, std::size_t key_row,
+                                  const DeviceModulus& m, u64& out_b, u64& out_a) {
+  u128 sum_b = 0, sum_a = 0;
+  for (int d = 0; d < digits; ++d) {
+    const u64 x = extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k];
+    const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
+    sum_b += static_cast<u128>(x) * key[component * key_rows * n + key_row];
+    sum_a += static_cast<u128>(x) * key[(component + 1) * key_rows * n + key_row];
+  }
+  out_b = reduce128(sum_b, m);
+  out_a = reduce128(sum_a, m);
+}
+
+// One thread per (row, k), the Galois permutation folded into the read of
+// the extended digit.
 __global__ void inner_product_kernel(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
                                      int first_digit, std::size_t key_rows,
                                      const std::uint32_t* __restrict__ table, u64* __restrict__ acc_b,
@@ -114,17 +132,47 @@ __global__ void inner_product_kernel(const u64* __restrict__ extended, int digit
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const std::size_t source_k = table ? table[k] : k;
-  const std::size_t key_row = (first_row + r) * n + k;
-  u128 sum_b = 0, sum_a = 0;
-  for (int d = 0; d < digits; ++d) {
-    const u64 x = extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k];
-    const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
-    sum_b += static_cast<u128>(x) * key[component * key_rows * n + key_row];
-    sum_a += static_cast<u128>(x) * key[(component + 1) * key_rows * n + key_row];
-  }
   const DeviceModulus m = moduli[first_row + r];
-  acc_b[r * n + k] = reduce128(sum_b, m);
-  acc_a[r * n + k] = reduce128(sum_a, m);
+  key_inner_product(extended, digits, key, first_digit, key_rows, rows, r, n, source_k, (first_row + r) * n + k,
+                    m, acc_b[r * n + k], acc_a[r * n + k]);
+}
+
+struct RotationTermList {
+  RotationTerm term[kMaxRotationTerms];
+};
+
+// One thread per (extended row, k) adds every term of the list: the key
+// inner products share the digits' rows through L2 (the blocks resident at
+// once cover a few rows), so DRAM mostly streams the keys.
+__global__ void rotation_terms_kernel(RotationTermList list, int count, ExtendedSumArgs s) {
+  const std::size_t n = std::size_t{1} << s.log_n;
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t r = blockIdx.y;
+  if (k >= n) return;
+  const std::size_t id = s.first_row + r, i = r * n + k;
+  const DeviceModulus m = s.moduli[id];
+  const u64 q = m.value;
+  const bool q_row = r < s.q_rows;  // the P rows of P x (Q-row term) are zero
+  const u64 p = q_row ? s.p_mod_q[id] : 0, p_shoup = q_row ? s.p_mod_q_shoup[id] : 0;
+  u64 sum_b = s.accumulate ? s.sum_b[i] : 0, sum_a = s.accumulate ? s.sum_a[i] : 0;
+  for (int t = 0; t < count; ++t) {
+    const RotationTerm& term = list.term[t];
+    u64 b = 0, a = 0;
+    if (term.key) {
+      const std::size_t source_k = term.table[k];
+      key_inner_product(s.extended, s.digits, term.key, s.first_digit, s.key_rows, s.rows, r, n, source_k,
+                        id * n + k, m, b, a);
+      if (q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], p, p_shoup, q), q);
+    } else if (q_row) {
+      b = mul_shoup(s.c0[i], p, p_shoup, q);
+      a = mul_shoup(s.c1[i], p, p_shoup, q);
+    }
+    const u64 plain = term.plain[i];
+    sum_b = add_mod(sum_b, mul_mod(b, plain, m), q);
+    sum_a = add_mod(sum_a, mul_mod(a, plain, m), q);
+  }
+  s.sum_b[i] = sum_b;
+  s.sum_a[i] = sum_a;
 }
 
 struct ScaleDownItems {
@@ -211,6 +259,15 @@ void launch_inner_product(const u64* extended, int digits, const u64* key, int f
   inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows, table, acc_b,
                                                     acc_a, first_row, rows, log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("inner_product_kernel");
+}
+
+void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
+                           cudaStream_t stream) {
+  RotationTermList list;
+  for (int t = 0; t < count && t < kMaxRotationTerms; ++t) list.term[t] = terms[t];
+  const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));
+  rotation_terms_kernel<<<grid, kBlock, 0, stream>>>(list, count, args);
+  FHE_CUDA_CHECK_LAUNCH("rotation_terms_kernel");
 }
 
 void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,

@@ -53,6 +53,37 @@ void launch_inner_product(const std::uint64_t* extended, int digits, const std::
                           std::uint64_t* acc_b, std::uint64_t* acc_a, std::size_t first_row,
                           std::size_t rows, int log_n, const DeviceModulus* moduli, cudaStream_t stream);
 
+// Terms of an extended sum (CudaEvaluator::accumulate_rotations): over the
+// extended rows of a level, sum_b/sum_a (+)= sum_t plain_t (.) term_t with
+//   term_t = (IP_b + P c0[table_t[k]], IP_a)  for a rotation (key_t set),
+//   term_t = (P c0, P c1)                     for step 0 (key_t null),
+// IP the key inner product of the extended digits permuted by table_t, and
+// the P x (Q-row) parts zero on the P rows. Exact modular arithmetic, so the
+// words equal the CPU's whatever the grouping of terms into launches.
+struct RotationTerm {
+  const std::uint64_t* key = nullptr;         // components x 2 x key_rows x n, or null
+  const std::uint32_t* table = nullptr;       // the key's NTT-domain permutation
+  const std::uint64_t* plain = nullptr;       // extended plaintext, rows x n
+};
+inline constexpr int kMaxRotationTerms = 8;  // terms per launch (kernel parameter space)
+struct ExtendedSumArgs {
+  const std::uint64_t* extended = nullptr;  // digits x rows x n (the hoisted decomposition)
+  int digits = 0, first_digit = 0;
+  std::size_t key_rows = 0;                 // rows of a key component (all QP rows)
+  const std::uint64_t* c0 = nullptr;        // the input's parts over the Q rows
+  const std::uint64_t* c1 = nullptr;
+  const std::uint64_t* p_mod_q = nullptr;   // [P]_(q) and Shoup companions by row id
+  const std::uint64_t* p_mod_q_shoup = nullptr;
+  std::uint64_t* sum_b = nullptr;           // rows x n each
+  std::uint64_t* sum_a = nullptr;
+  bool accumulate = false;                  // false: the sum starts at these terms
+  std::size_t first_row = 0, q_rows = 0, rows = 0;  // rows = q_rows + P rows
+  int log_n = 0;
+  const DeviceModulus* moduli = nullptr;
+};
+void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
+                           cudaStream_t stream);
+
 // Final step of RnsScaleDown for `items` polynomials:
 // out_i[r][k] = (x_i[r][k] - conv_i[r][k]) * [D^-1] (+ addend_i[r][table ? table[k] : k] when
 // addend_i is set). Strides between items in words; addends given per item.

@@ -108,7 +108,15 @@ void CkksEncoder::slots_to_coefficients(std::vector<Complex>& values) const {
 }
 
 Plaintext CkksEncoder::encode(std::span<const Complex> values, double scale, int level) const {
-  const std::size_t q_rows = preset_.active_q_rows(level);  // validates the level
+  return encode_rows(values, scale, level, preset_.active_q_rows(level));
+}
+
+Plaintext CkksEncoder::encode_extended(std::span<const Complex> values, double scale, int level) const {
+  return encode_rows(values, scale, level, preset_.active_q_rows(level) + preset_.p_primes.size());
+}
+
+Plaintext CkksEncoder::encode_rows(std::span<const Complex> values, double scale, int level,
+                                   std::size_t row_count) const {
   if (values.size() > slots_) {
     throw InvalidArgument("encode: " + std::to_string(values.size()) + " values exceed the " +
                           std::to_string(slots_) + " slots of preset " + preset_.name);
@@ -135,7 +143,7 @@ Plaintext CkksEncoder::encode(std::span<const Complex> values, double scale, int
     }
   }
 
-  Plaintext plaintext{RnsPoly(static_cast<std::size_t>(level), q_rows, n, false), level, scale};
+  Plaintext plaintext{RnsPoly(static_cast<std::size_t>(level), row_count, n, false), level, scale};
   RnsPoly& poly = plaintext.poly;
   for (std::size_t id = poly.first_row(); id < poly.end_row(); ++id) {
     const Modulus<std::uint64_t>& q = basis_.modulus(id);

@@ -33,6 +33,9 @@ class CkksEncoder {
   // or a scaled coefficient of 2^127 or more.
   Plaintext encode(std::span<const std::complex<double>> values, double scale, int level) const;
   Plaintext encode(std::span<const double> values, double scale, int level) const;
+  // The same over the extended rows of `level` (level..L and the P rows): a
+  // plaintext that multiplies key-switched terms before their ModDown.
+  Plaintext encode_extended(std::span<const std::complex<double>> values, double scale, int level) const;
 
   // N/2 slot values of a plaintext (divided by its scale). The CRT uses just
   // enough rows (from the base prime down) to hold |coefficient| < 2^64 * scale;
@@ -46,6 +49,8 @@ class CkksEncoder {
 
  private:
   void bit_reverse_permute(std::vector<std::complex<double>>& values) const;
+  Plaintext encode_rows(std::span<const std::complex<double>> values, double scale, int level,
+                        std::size_t row_count) const;
 
   const Preset& preset_;
   const RnsBasis& basis_;

@@ -144,6 +144,11 @@ Plaintext CkksEngine::encode(std::span<const double> values, int level, double s
   return encoder_->encode(values, scale == 0 ? default_scale() : scale, level);
 }
 
+Plaintext CkksEngine::encode_extended(std::span<const double> values, int level, double scale) const {
+  const std::vector<std::complex<double>> complex_values(values.begin(), values.end());
+  return encoder_->encode_extended(complex_values, scale == 0 ? default_scale() : scale, level);
+}
+
 std::vector<std::complex<double>> CkksEngine::decode(const Plaintext& plaintext) const {
   return encoder_->decode(plaintext);
 }

@@ -107,6 +107,9 @@ class CkksEngine {
   // Encoding at `level` (0 = all Q rows) and `scale` (0 = default_scale()).
   Plaintext encode(std::span<const std::complex<double>> values, int level = 0, double scale = 0) const;
   Plaintext encode(std::span<const double> values, int level = 0, double scale = 0) const;
+  // The same over the extended rows of `level` (its Q rows and the P rows),
+  // for Evaluator::accumulate_rotations (sums with one ModDown).
+  Plaintext encode_extended(std::span<const double> values, int level = 0, double scale = 0) const;
   std::vector<std::complex<double>> decode(const Plaintext& plaintext) const;
 
   // Public-key / secret-key encryption; each call takes the next encryption index.

@@ -24,7 +24,7 @@ void add_application_options(CLI::App& command, ApplicationOptions& application)
   command.add_option("--dim", application.dim, "matvec: matrix dimension d (power of two)")
       ->capture_default_str();
   command.add_option("--method", application.method, "matvec: diagonal or bsgs")->capture_default_str();
-  command.add_option("--diagonal-policy", application.diagonal_policy, "matvec: batch or loop")
+  command.add_option("--diagonal-policy", application.diagonal_policy, "matvec: batch, loop or lazy-moddown")
       ->capture_default_str();
   command.add_option("--hoist", application.hoist, "matvec: rotations per hoisted decomposition")
       ->capture_default_str();

@@ -1,5 +1,5 @@
-// The matvec workload on the CPU at a small preset: both methods and both
-// policies against the Eigen product, worker partitions, BSGS = diagonal.
+// The matvec workload on the CPU at a small preset: both methods and the
+// three policies against the Eigen product, worker partitions, BSGS = diagonal.
 #include <gtest/gtest.h>
 
 #include "fhe/core/error.h"
@@ -51,6 +51,7 @@ TEST(MatvecWorkload, EveryMethodAndPolicyMeetsTolerance) {
       {.dim = 16, .method = MatvecMethod::diagonal, .policy = DiagonalPolicy::loop, .hoist = 16},
       {.dim = 16, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::batch, .hoist = 2},
       {.dim = 16, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::loop, .workers = 2},
+      {.dim = 16, .method = MatvecMethod::diagonal, .policy = DiagonalPolicy::lazy_moddown, .hoist = 6},
   };
   auto engine = engine_for(configs);
   std::vector<std::vector<std::complex<double>>> decrypted;
@@ -64,6 +65,8 @@ TEST(MatvecWorkload, EveryMethodAndPolicyMeetsTolerance) {
   }
   // BSGS and the diagonal method give the same product (up to CKKS noise).
   for (int i = 0; i < 16; ++i) EXPECT_NEAR(decrypted[0][i].real(), decrypted[2][i].real(), 1e-4);
+  // So does the one-ModDown policy.
+  for (int i = 0; i < 16; ++i) EXPECT_NEAR(decrypted[0][i].real(), decrypted[4][i].real(), 1e-4);
   EXPECT_EQ(MatvecWorkload(*engine, configs[0]).rotation_count(), 15);
   EXPECT_EQ(MatvecWorkload(*engine, configs[2]).rotation_count(), 6);  // 3 baby + 3 giant
 }
@@ -80,6 +83,20 @@ TEST(MatvecWorkload, WorkersChangeNothingUnderTheLoopPolicy) {
   EXPECT_EQ(a.run(input), b.run(input));
 }
 
+TEST(MatvecWorkload, WorkersAndChunksChangeNothingUnderLazyModDown) {
+  // Everything before the one ModDown is exact modular arithmetic.
+  MatvecConfig one{.dim = 16, .policy = DiagonalPolicy::lazy_moddown, .hoist = 16, .workers = 1};
+  MatvecConfig three = one;
+  three.workers = 3;
+  three.hoist = 2;
+  auto engine = engine_for({one});
+  MatvecWorkload a(*engine, one), b(*engine, three);
+  const auto input = a.encrypt_input();
+  const auto result = a.run(input);
+  EXPECT_EQ(result, b.run(input));
+  EXPECT_EQ(result.level, 1);  // one rescale
+}
+
 TEST(MatvecWorkload, RefusesBadConfigurationsAndMissingKeys) {
   auto engine = engine_for({MatvecConfig{.dim = 4}});
   EXPECT_THROW(MatvecWorkload(*engine, MatvecConfig{.dim = 12}), fhe::InvalidArgument);
@@ -88,6 +105,10 @@ TEST(MatvecWorkload, RefusesBadConfigurationsAndMissingKeys) {
   EXPECT_THROW(MatvecWorkload(*engine, MatvecConfig{.dim = 8}), fhe::InvalidArgument);  // no key 4..7
   EXPECT_THROW(parse_method("dense"), fhe::InvalidArgument);
   EXPECT_THROW(parse_policy("stream"), fhe::InvalidArgument);
+  EXPECT_EQ(parse_policy("lazy-moddown"), DiagonalPolicy::lazy_moddown);
+  EXPECT_THROW(MatvecWorkload(*engine, MatvecConfig{.dim = 4, .method = MatvecMethod::bsgs,
+                                                    .policy = DiagonalPolicy::lazy_moddown}),
+               fhe::InvalidArgument);
 }
 
 }  // namespace

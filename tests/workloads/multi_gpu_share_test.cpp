@@ -146,6 +146,11 @@ TEST(MultiGpuShare, InvalidSharesAreRefused) {
   EXPECT_THROW(validate_share(config, {0, 0}), InvalidArgument);
   EXPECT_THROW(share_range(config, {0, 5}), InvalidArgument);
   EXPECT_NO_THROW(validate_share(config, {3, 4}));
+  // The ranks exchange finished ciphertexts, which a lazy-moddown sum is not.
+  MatvecConfig lazy = config_of(MatvecMethod::diagonal, 16);
+  lazy.policy = DiagonalPolicy::lazy_moddown;
+  EXPECT_NO_THROW(validate_share(lazy, {0, 1}));
+  EXPECT_THROW(validate_share(lazy, {0, 2}), InvalidArgument);
 }
 
 template <typename Error>

@@ -106,6 +106,7 @@ struct CudaMatvec::Worker {
   // Term accumulation, the bsgs inner sum and its giant-step rotation, and
   // the worker's partial sum.
   CudaCiphertext product, pending, rescaled, inner, rotated_inner, sum;
+  CudaCiphertext extended_sum;  // lazy-moddown: the worker's sum before ModDown
   std::pair<int, int> range;  // diagonals (diagonal) or giant steps (bsgs)
   bool has_sum = false;       // set while enqueueing (metadata, not data)
   OrderEvent fork, join;
@@ -149,7 +150,8 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   const bool bsgs = config_.method == MatvecMethod::bsgs;
   const int g = bsgs_baby_steps(config_.dim);
   const auto ranges = share_worker_ranges(config_, share_);
-  const int chunk = bsgs ? 0 : std::min(config_.hoist, largest_part(ranges));
+  const bool lazy = config_.policy == DiagonalPolicy::lazy_moddown;
+  const int chunk = bsgs || lazy ? 0 : std::min(config_.hoist, largest_part(ranges));
   // Rotations, products and sums never exceed 2 parts; plaintexts hold 1.
   auto two_part = [&] { return CudaCiphertext(rows, n, 2); };
   for (int w = 0; w < config_.workers; ++w) {
@@ -166,6 +168,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
       worker->inner = two_part();
       worker->rotated_inner = two_part();
     }
+    if (lazy) worker->extended_sum = worker->evaluator->make_extended();
     worker->range = ranges[static_cast<std::size_t>(w)];
     workers_.push_back(std::move(worker));
   }
@@ -181,8 +184,14 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
     }
     // BSGS folds the giant step into the diagonal, as on the CPU.
     const int pre_rotation = bsgs ? (s / g) * g : 0;
-    diagonals_.emplace_back(rows, n, 1);
-    main.upload(engine_.encode(problem_.diagonal_slots(s, pre_rotation)), diagonals_.back());
+    const std::vector<double> slots = problem_.diagonal_slots(s, pre_rotation);
+    if (lazy) {
+      diagonals_.push_back(main.make_extended(1));
+      main.upload(engine_.encode_extended(slots), diagonals_.back());
+    } else {
+      diagonals_.emplace_back(rows, n, 1);
+      main.upload(engine_.encode(slots), diagonals_.back());
+    }
   }
   main.synchronize();
 }
@@ -257,16 +266,24 @@ void CudaMatvec::fork() {
 
 void CudaMatvec::join_and_reduce() {
   Worker& main = *workers_[0];
+  const bool lazy = config_.policy == DiagonalPolicy::lazy_moddown;
   for (std::size_t w = 1; w < workers_.size(); ++w) {
     Worker& worker = *workers_[w];
     worker.join.order(worker.evaluator->stream(), stream());
     if (!worker.has_sum) continue;
+    CudaCiphertext& total = lazy ? main.extended_sum : main.sum;
+    CudaCiphertext& part = lazy ? worker.extended_sum : worker.sum;
     if (main.has_sum) {
-      main.evaluator->add(main.sum, worker.sum, main.sum);
+      main.evaluator->add(total, part, total);
     } else {
-      main.evaluator->copy(worker.sum, main.sum);
+      main.evaluator->copy(part, total);
       main.has_sum = true;
     }
+  }
+  if (lazy && main.has_sum) {
+    // The partial sums were added before ModDown: one ModDown, one rescale.
+    main.evaluator->mod_down(main.extended_sum, main.product);
+    main.evaluator->rescale(main.product, main.sum);
   }
 }
 
@@ -275,6 +292,21 @@ void CudaMatvec::enqueue_diagonal() {
   for (auto& worker_ptr : workers_) {
     Worker& worker = *worker_ptr;
     const CudaEvaluator& ev = *worker.evaluator;
+    if (config_.policy == DiagonalPolicy::lazy_moddown) {
+      // Every term stays before its ModDown (Evaluator::accumulate_rotations).
+      worker.extended_sum.parts = 0;
+      for (int chunk = worker.range.first; chunk < worker.range.second; chunk += config_.hoist) {
+        std::vector<int> steps;
+        std::vector<const CudaCiphertext*> plains;
+        for (int s = chunk; s < std::min(worker.range.second, chunk + config_.hoist); ++s) {
+          steps.push_back(s);
+          plains.push_back(&diagonals_[static_cast<std::size_t>(s)]);
+        }
+        ev.accumulate_rotations(input_, steps, plains, worker.extended_sum);
+      }
+      worker.has_sum = worker.extended_sum.parts != 0;
+      continue;
+    }
     DeviceTerms terms(ev, config_, worker.product, worker.pending, worker.rescaled, worker.sum);
     const auto [begin, end] = worker.range;
     for (int chunk = begin; chunk < end; chunk += config_.hoist) {

@@ -10,7 +10,12 @@ std::string_view method_name(MatvecMethod method) {
 }
 
 std::string_view policy_name(DiagonalPolicy policy) {
-  return policy == DiagonalPolicy::batch ? "batch" : "loop";
+  switch (policy) {
+    case DiagonalPolicy::batch: return "batch";
+    case DiagonalPolicy::loop: return "loop";
+    case DiagonalPolicy::lazy_moddown: return "lazy-moddown";
+  }
+  return "?";
 }
 
 MatvecMethod parse_method(std::string_view text) {
@@ -22,7 +27,8 @@ MatvecMethod parse_method(std::string_view text) {
 DiagonalPolicy parse_policy(std::string_view text) {
   if (text == "batch") return DiagonalPolicy::batch;
   if (text == "loop") return DiagonalPolicy::loop;
-  throw InvalidArgument("unknown diagonal policy '" + std::string(text) + "' (batch or loop)");
+  if (text == "lazy-moddown") return DiagonalPolicy::lazy_moddown;
+  throw InvalidArgument("unknown diagonal policy '" + std::string(text) + "' (batch, loop or lazy-moddown)");
 }
 
 void validate(const MatvecConfig& config, std::size_t slots) {
@@ -35,6 +41,10 @@ void validate(const MatvecConfig& config, std::size_t slots) {
   if (config.hoist < 1) throw InvalidArgument("--hoist must be at least 1");
   if (config.batch < 1) throw InvalidArgument("--batch must be at least 1");
   if (config.workers < 1) throw InvalidArgument("--workers must be at least 1");
+  if (config.policy == DiagonalPolicy::lazy_moddown && config.method != MatvecMethod::diagonal) {
+    throw InvalidArgument("--policy lazy-moddown applies to --method diagonal (BSGS rotates each inner sum "
+                          "after its ModDown)");
+  }
 }
 
 }  // namespace fhe::workloads

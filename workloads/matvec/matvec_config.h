@@ -12,7 +12,11 @@ namespace fhe::workloads {
 enum class MatvecMethod { diagonal, bsgs };
 // batch: B products summed in the NTT domain, then one rescale per batch.
 // loop: multiply, rescale and add term by term.
-enum class DiagonalPolicy { batch, loop };
+// lazy_moddown (diagonal method only): every rotation stays before its
+// ModDown, times the diagonal encoded over the extended rows QP; the sum
+// pays one ModDown and one rescale (double hoisting). Fewer NTTs, other
+// rounding, so its words differ from batch/loop within the tolerance.
+enum class DiagonalPolicy { batch, loop, lazy_moddown };
 
 struct MatvecConfig {
   int dim = 128;                       // d: the matrix is d x d

@@ -115,7 +115,9 @@ MatvecWorkload::MatvecWorkload(CkksEngine& engine, MatvecConfig config)
   const int g = bsgs_baby_steps(config_.dim);
   for (int s = 0; s < config_.dim; ++s) {
     const int pre_rotation = config_.method == MatvecMethod::bsgs ? (s / g) * g : 0;
-    diagonals_.push_back(engine_.encode(problem_.diagonal_slots(s, pre_rotation)));
+    const std::vector<double> slots = problem_.diagonal_slots(s, pre_rotation);
+    diagonals_.push_back(config_.policy == DiagonalPolicy::lazy_moddown ? engine_.encode_extended(slots)
+                                                                          : engine_.encode(slots));
   }
 }
 
@@ -128,6 +130,7 @@ Ciphertext MatvecWorkload::run(const Ciphertext& input) const {
 }
 
 Ciphertext MatvecWorkload::run_diagonal(const Ciphertext& input) const {
+  if (config_.policy == DiagonalPolicy::lazy_moddown) return run_diagonal_lazy(input);
   // Worker w handles diagonals [begin, end); step 0 is the input itself.
   auto work = [&](int worker, int begin, int end) -> std::optional<Ciphertext> {
     const Evaluator& evaluator = *evaluators_[worker];
@@ -149,6 +152,28 @@ Ciphertext MatvecWorkload::run_diagonal(const Ciphertext& input) const {
     return terms.finish();
   };
   return reduce_partials(*evaluators_[0], run_partitioned(config_.dim, config_.workers, work));
+}
+
+Ciphertext MatvecWorkload::run_diagonal_lazy(const Ciphertext& input) const {
+  // Worker w sums its diagonals' terms before ModDown; the partial sums
+  // are added in that form too, so one ModDown and one rescale finish the
+  // product and the words do not depend on the worker count.
+  auto work = [&](int worker, int begin, int end) -> std::optional<Ciphertext> {
+    const Evaluator& evaluator = *evaluators_[worker];
+    Ciphertext sum;
+    for (int chunk = begin; chunk < end; chunk += config_.hoist) {
+      std::vector<int> steps;
+      std::vector<const Plaintext*> plains;
+      for (int s = chunk; s < std::min(end, chunk + config_.hoist); ++s) {
+        steps.push_back(s);
+        plains.push_back(&diagonals_[s]);
+      }
+      evaluator.accumulate_rotations(input, steps, plains, sum);
+    }
+    return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
+  };
+  const Evaluator& main = *evaluators_[0];
+  return main.rescale(main.mod_down(reduce_partials(main, run_partitioned(config_.dim, config_.workers, work))));
 }
 
 Ciphertext MatvecWorkload::run_bsgs(const Ciphertext& input) const {

@@ -1,6 +1,6 @@
 // The encrypted d x d matrix-vector product on the CPU evaluator (SPEC
 // section 7): diagonal method with hoisted rotations in chunks of `hoist`
-// and the batch or loop diagonal policy, or BSGS; the rotation steps are
+// and the batch, loop or lazy-moddown diagonal policy, or BSGS; the rotation steps are
 // partitioned across `workers` threads (one Evaluator each) whose partial
 // sums are reduced at the end. The CUDA path with graph capture builds on
 // the same problem and step partition.
@@ -35,6 +35,7 @@ class MatvecWorkload {
 
  private:
   Ciphertext run_diagonal(const Ciphertext& input) const;
+  Ciphertext run_diagonal_lazy(const Ciphertext& input) const;
   Ciphertext run_bsgs(const Ciphertext& input) const;
 
   CkksEngine& engine_;

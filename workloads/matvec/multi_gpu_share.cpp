@@ -30,6 +30,12 @@ void validate_share(const MatvecConfig& config, MatvecShare share) {
                           std::to_string(share.ranks) + " is invalid for the " + std::to_string(count) + " " +
                           partitioned_noun(config) + " at dimension " + std::to_string(config.dim));
   }
+  // The ranks exchange finished partial ciphertexts (Q rows); a lazy sum
+  // would have to travel over the QP rows and be ModDown-ed on rank 0.
+  if (share.ranks > 1 && config.policy == DiagonalPolicy::lazy_moddown) {
+    throw InvalidArgument("matvec over " + std::to_string(share.ranks) +
+                          " GPUs: --policy lazy-moddown runs on one GPU (use batch or loop with --gpus)");
+  }
 }
 
 std::pair<int, int> share_range(const MatvecConfig& config, MatvecShare share) {

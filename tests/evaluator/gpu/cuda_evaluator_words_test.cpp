@@ -95,6 +95,39 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     EXPECT_LT(testing::max_abs_error(gpu_engine.decrypt_message(got), rotated(x, kSteps[i])), kKeySwitchTolerance);
   }
 
+  // Sums of rotations with one ModDown: the CPU's words, over more terms
+  // than one launch takes (step 0 included) and split across two calls.
+  {
+    const std::vector<int> steps = {0, 1, 2, 4, 8, 1, 2, 4, 8, -3};
+    std::vector<Plaintext> plains;
+    std::vector<CudaCiphertext> device_plains;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      std::vector<double> values(gpu_engine.slot_count());
+      for (std::size_t j = 0; j < values.size(); ++j) values[j] = w[(j + i) % w.size()].real();
+      plains.push_back(cpu_engine.encode_extended(values));
+      device_plains.push_back(gpu.make_extended(1));
+      gpu.upload(plains.back(), device_plains.back());
+    }
+    std::vector<const Plaintext*> host_list;
+    std::vector<const CudaCiphertext*> device_list;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      host_list.push_back(&plains[i]);
+      device_list.push_back(&device_plains[i]);
+    }
+    Ciphertext host_sum;
+    cpu.accumulate_rotations(cx, steps, host_list, host_sum);
+    CudaCiphertext device_sum = gpu.make_extended();
+    const std::vector<int> head(steps.begin(), steps.begin() + 3), tail(steps.begin() + 3, steps.end());
+    const std::vector<const CudaCiphertext*> head_plains(device_list.begin(), device_list.begin() + 3);
+    const std::vector<const CudaCiphertext*> tail_plains(device_list.begin() + 3, device_list.end());
+    gpu.accumulate_rotations(dx, head, head_plains, device_sum);
+    gpu.accumulate_rotations(dx, tail, tail_plains, device_sum);
+    EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "extended sum";
+    gpu.mod_down(device_sum, out);
+    EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host_sum))) << "mod_down";
+    EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "mod_down keeps the sum";
+  }
+
   // Level-specific key switching: drop to level 3, then key switch there.
   CudaCiphertext lx = gpu.make_ciphertext(), ly = gpu.make_ciphertext();
   gpu.drop_level(dx, 3, lx);
@@ -107,6 +140,16 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
         kMultiplyTolerance);
   gpu.rotate(lx, 2, out);
   check("level 3 rotate", cpu.rotate(cx3, 2), rotated(x, 2), kKeySwitchTolerance);
+  {
+    const Plaintext p3 = cpu_engine.encode_extended(std::vector<double>(gpu_engine.slot_count(), 0.5), 3);
+    CudaCiphertext d3 = gpu.make_extended(1), sum3 = gpu.make_extended();
+    gpu.upload(p3, d3);
+    Ciphertext host3;
+    cpu.accumulate_rotations(cx3, {2, 0}, {&p3, &p3}, host3);
+    gpu.accumulate_rotations(lx, {2, 0}, {&d3, &d3}, sum3);
+    gpu.mod_down(sum3, out);
+    EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host3))) << "level 3 extended sum";
+  }
 
   // Device decryption: the same plaintext words as the host decryptor.
   const Plaintext decrypted = gpu.decrypt(dx);

@@ -141,7 +141,6 @@ TEST(NttCuda, ForwardAndInverseCaptureIntoGraphs) {
     }
   }
 }
-#endif
 
 // forward_batch / inverse_batch: four blocks of one level's rows (as the
 // digits of a ModUp) in one launch per pass give the oracle's words block by
@@ -177,6 +176,7 @@ TEST(NttCuda, BatchedBlocksMatchTheOracle) {
     }
   }
 }
+#endif
 
 TEST(NttCuda, DescribeReportsKernelsAndResources) {
   SKIP_WITHOUT_GPU();

@@ -1,7 +1,8 @@
 // CudaMatvec on the small test preset (d = 16): results within 5e-5 of the
 // Eigen product, graph replays equal eager runs word for word over several
 // staged inputs, the CPU MatvecWorkload's words for one worker, BSGS agrees
-// with the diagonal method, workers = 2 agrees with workers = 1, and an
+// with the diagonal method, workers = 2 agrees with workers = 1, the
+// lazy-moddown policy gives the CPU's words for any worker count, and an
 // oversize configuration is refused before anything is allocated.
 #include <gtest/gtest.h>
 
@@ -105,6 +106,26 @@ TEST(CudaMatvec, BsgsAgreesWithDiagonal) {
   const auto x = engine.decrypt_message(run(a, input, true));
   const auto y = engine.decrypt_message(run(b, input, true));
   for (int i = 0; i < diagonal.dim; ++i) EXPECT_NEAR(x[i].real(), y[i].real(), 1e-4) << "slot " << i;
+}
+
+// lazy-moddown adds every partial sum before its one ModDown, so one worker
+// with all 16 terms per call (two launches) and three workers with chunks of
+// 4 give the CPU's words, in graph replays and eager runs alike.
+TEST(CudaMatvec, LazyModDownMatchesCpuWordsForAnyWorkerCount) {
+  FHE_SKIP_WITHOUT_GPU();
+  MatvecConfig one = small_config(MatvecMethod::diagonal, 1, DiagonalPolicy::lazy_moddown);
+  one.hoist = 16;
+  const MatvecConfig three = small_config(MatvecMethod::diagonal, 3, DiagonalPolicy::lazy_moddown);
+  const auto owner = make_engine({one});
+  CkksEngine& engine = *owner;
+  CudaMatvec single(engine, one), triple(engine, three);
+  MatvecWorkload cpu(engine, one);
+  const Ciphertext input = cpu.encrypt_input();
+  const Ciphertext expected = cpu.run(input);
+  EXPECT_LT(cpu.max_abs_error(expected), 5e-5);
+  EXPECT_TRUE(same_words(run(single, input, true), expected));
+  EXPECT_TRUE(same_words(run(triple, input, true), expected));
+  EXPECT_TRUE(same_words(run(triple, input, false), expected));
 }
 
 TEST(CudaMatvec, RefusesWhatDoesNotFitNamingASmallerConfiguration) {

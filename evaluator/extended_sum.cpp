@@ -1,0 +1,118 @@
+// Evaluator::accumulate_rotations and mod_down: plaintext x rotation sums
+// kept over the extended basis QP so that they share one ModDown.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "evaluator/evaluator.h"
+#include "fhe/ckks/galois.h"
+#include "fhe/ckks/poly_arith.h"
+#include "fhe/core/error.h"
+
+namespace fhe {
+namespace {
+
+// out's Q rows += P x in (in over the active Q rows).
+void add_scaled_by_p(const RnsPoly& in, const KeySwitchSchedule& schedule, const RnsBasis& basis, RnsPoly& out) {
+  const std::size_t n = in.n();
+  for (std::size_t r = 0; r < schedule.active_q_rows.count; ++r) {
+    const std::size_t id = schedule.active_q_rows.first + r;
+    const std::uint64_t q = basis.prime(id);
+    const std::uint64_t w = schedule.p_mod_q[r], w_shoup = schedule.p_mod_q_shoup[r];
+    const std::uint64_t* x = in.row(id);
+    std::uint64_t* y = out.row(id);
+    for (std::size_t k = 0; k < n; ++k) y[k] = add_mod(y[k], mul_shoup(x[k], w, w_shoup, q), q);
+  }
+}
+
+// out's Q rows = P x in (in over the active Q rows), out's P rows = 0: the
+// extended form of a term that needs no key switch.
+void lift_by_p(const RnsPoly& in, const KeySwitchSchedule& schedule, const RnsBasis& basis, RnsPoly& out) {
+  const std::size_t n = in.n();
+  std::fill(out.data(), out.data() + out.row_count() * n, 0);
+  add_scaled_by_p(in, schedule, basis, out);
+}
+
+}  // namespace
+
+void Evaluator::accumulate_rotations(const Ciphertext& a, const std::vector<int>& steps,
+                                     const std::vector<const Plaintext*>& extended_plains, Ciphertext& sum) const {
+  const Preset& preset = engine_.preset();
+  const RnsBasis& basis = engine_.rns_basis();
+  if (a.size() != 2) {
+    throw InvalidArgument("accumulate_rotations: a ciphertext of " + std::to_string(a.size()) +
+                          " parts (expected 2, preset " + preset.name + ")");
+  }
+  if (steps.empty() || steps.size() != extended_plains.size()) {
+    throw InvalidArgument("accumulate_rotations: " + std::to_string(steps.size()) + " steps and " +
+                          std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
+  }
+  const KeySwitchSchedule& schedule = schedules_.at(a.level);
+  const ntt::RowRange ext = schedule.extended_rows;
+  const double scale = a.scale * extended_plains.front()->scale;
+  for (const Plaintext* plain : extended_plains) {
+    if (plain->level != a.level || plain->poly.first_row() != ext.first || plain->poly.row_count() != ext.count ||
+        !plain->poly.ntt_form()) {
+      throw InvalidArgument("accumulate_rotations: plaintexts must come from encode_extended at level " +
+                            std::to_string(a.level) + " (preset " + preset.name + ")");
+    }
+    if (std::fabs(a.scale * plain->scale - scale) > 1e-9 * scale) {
+      throw InvalidArgument("accumulate_rotations: the plaintexts' scales differ (preset " + preset.name + ")");
+    }
+  }
+  // Every key is looked up before any work, so a missing one fails fast.
+  std::vector<const KeySwitchKey*> keys;
+  std::vector<const std::vector<std::uint32_t>*> tables;
+  for (int step : steps) {
+    const std::uint64_t g = engine_.galois_element_for_step(step);
+    keys.push_back(g == 1 ? nullptr : &engine_.galois_key(g));
+    tables.push_back(g == 1 ? nullptr : &engine_.galois_permutation(g));
+  }
+  if (sum.parts.empty()) {
+    sum = Ciphertext{{RnsPoly(ext.first, ext.count, a.parts[0].n(), true),
+                      RnsPoly(ext.first, ext.count, a.parts[0].n(), true)},
+                     a.level, scale};
+  } else if (sum.level != a.level || sum.size() != 2 || sum.parts[0].row_count() != ext.count ||
+             std::fabs(sum.scale - scale) > 1e-9 * scale) {
+    throw InvalidArgument("accumulate_rotations: the sum is not an extended sum at level " +
+                          std::to_string(a.level) + " with scale a.scale x plaintext scale (preset " +
+                          preset.name + ")");
+  }
+  bool any_switch = false;
+  for (const KeySwitchKey* key : keys) any_switch = any_switch || key;
+  if (any_switch) switcher_.extend(schedule, a.parts[1]);
+
+  const std::size_t n = a.parts[0].n();
+  RnsPoly term0(ext.first, ext.count, n, true), term1(ext.first, ext.count, n, true), rotated0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!keys[i]) {
+      // Step 0: P x a itself.
+      lift_by_p(a.parts[0], schedule, basis, term0);
+      lift_by_p(a.parts[1], schedule, basis, term1);
+    } else {
+      // (P sigma(c0) + IP_b, IP_a): the rotation before its ModDown.
+      switcher_.inner_product(schedule, *keys[i], tables[i], term0.data(), term1.data());
+      apply_galois_ntt(a.parts[0], *tables[i], rotated0);
+      add_scaled_by_p(rotated0, schedule, basis, term0);
+    }
+    multiply_add_inplace(sum.parts[0], term0, extended_plains[i]->poly, basis);
+    multiply_add_inplace(sum.parts[1], term1, extended_plains[i]->poly, basis);
+  }
+}
+
+Ciphertext Evaluator::mod_down(const Ciphertext& extended_sum) const {
+  const Preset& preset = engine_.preset();
+  const KeySwitchSchedule& schedule = schedules_.at(extended_sum.level);
+  if (extended_sum.size() != 2 || extended_sum.parts[0].first_row() != schedule.extended_rows.first ||
+      extended_sum.parts[0].row_count() != schedule.extended_rows.count ||
+      extended_sum.parts[1].row_count() != schedule.extended_rows.count) {
+    throw InvalidArgument("mod_down: not a 2-part extended sum over the extended rows of level " +
+                          std::to_string(extended_sum.level) + " (preset " + preset.name + ")");
+  }
+  Ciphertext out{{RnsPoly(), RnsPoly()}, extended_sum.level, extended_sum.scale};
+  switcher_.mod_down(schedule, extended_sum.parts[0].data(), extended_sum.parts[1].data(), out.parts[0],
+                     out.parts[1]);
+  return out;
+}
+
+}  // namespace fhe
