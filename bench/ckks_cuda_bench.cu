@@ -5,8 +5,10 @@
 // evaluator's stream around one enqueued operation (manual time); operands
 // are device ciphertexts (encryption: a device plaintext, encoded once)
 // prepared once, keys generated once outside timing. Each encryption sample
-// takes the engine's next encryption index. Run with
-// --benchmark_repetitions and read the median.
+// takes the engine's next encryption index. sum16_lazy_moddown is the
+// matvec's lazy-moddown building block: 16 rotations (steps 0..15) times
+// QP-encoded plaintexts summed by accumulate_rotations, then one mod_down.
+// Run with --benchmark_repetitions and read the median.
 #include <benchmark/benchmark.h>
 
 #include <complex>
@@ -24,16 +26,19 @@ namespace {
 
 constexpr const char* kPreset = "slots32768-scale40-levels34-int64";
 const std::vector<int> kSteps = {1, 2, 4, 8};
+constexpr int kSummedSteps = 16;  // steps 0..15 of sum16_lazy_moddown
 
 struct State {
   std::unique_ptr<fhe::CkksEngine> engine;
   std::unique_ptr<fhe::CudaEvaluator> gpu;
   std::unique_ptr<fhe::CudaEncryptor> encryptor;
-  fhe::CudaCiphertext a, b, out, plain, message;
-  std::vector<fhe::CudaCiphertext> outs;
+  fhe::CudaCiphertext a, b, out, plain, message, extended_sum;
+  std::vector<fhe::CudaCiphertext> outs, extended_plains;
+  std::vector<int> summed_steps;
+  std::vector<const fhe::CudaCiphertext*> summed_plains;
 };
 
-// One state at a time (the keys of one backend take about 2 GiB).
+// One state at a time (the 16 keys of one backend take about 6.5 GB).
 State& state_for(const std::string& backend) {
   static std::string current;
   static std::unique_ptr<State> state;
@@ -42,7 +47,9 @@ State& state_for(const std::string& backend) {
     state = std::make_unique<State>();
     state->engine = std::make_unique<fhe::CkksEngine>(
         kPreset, fhe::EngineOptions{.device = "cuda:0", .ntt_backend = backend, .seed = 34});
-    state->engine->generate_keys(kSteps);
+    std::vector<int> steps;
+    for (int step = 1; step < kSummedSteps; ++step) steps.push_back(step);  // covers kSteps
+    state->engine->generate_keys(steps);
     state->gpu = std::make_unique<fhe::CudaEvaluator>(*state->engine);
     std::mt19937_64 rng(1);
     std::vector<std::complex<double>> values(state->engine->slot_count());
@@ -53,6 +60,15 @@ State& state_for(const std::string& backend) {
     }
     state->gpu->upload(state->engine->encode(values), state->message);
     for (std::size_t i = 0; i < kSteps.size(); ++i) state->outs.push_back(state->gpu->make_ciphertext());
+    std::vector<double> real(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) real[i] = values[i].real();
+    for (int step = 0; step < kSummedSteps; ++step) {
+      state->extended_plains.push_back(state->gpu->make_extended(1));
+      state->gpu->upload(state->engine->encode_extended(real), state->extended_plains.back());
+      state->summed_steps.push_back(step);
+    }
+    for (const auto& p : state->extended_plains) state->summed_plains.push_back(&p);
+    state->extended_sum = state->gpu->make_extended();
     state->gpu->upload(state->engine->encrypt_message(values), state->a);
     state->gpu->upload(state->engine->encrypt_message(values), state->b);
     state->gpu->synchronize();
@@ -61,7 +77,7 @@ State& state_for(const std::string& backend) {
   return *state;
 }
 
-enum class Op { multiply_relinearize, rotate, rescale, rotate_many, decrypt, encrypt, encrypt_symmetric };
+enum class Op { multiply_relinearize, rotate, rescale, rotate_many, sum_lazy, decrypt, encrypt, encrypt_symmetric };
 
 void enqueue(State& s, Op op) {
   switch (op) {
@@ -69,6 +85,11 @@ void enqueue(State& s, Op op) {
     case Op::rotate: s.gpu->rotate(s.a, 1, s.out); break;
     case Op::rescale: s.gpu->rescale(s.a, s.out); break;
     case Op::rotate_many: s.gpu->rotate_many_by_steps(s.a, kSteps, s.outs); break;
+    case Op::sum_lazy:
+      s.extended_sum.parts = 0;
+      s.gpu->accumulate_rotations(s.a, s.summed_steps, s.summed_plains, s.extended_sum);
+      s.gpu->mod_down(s.extended_sum, s.out);
+      break;
     case Op::decrypt: s.gpu->decrypt(s.a, s.plain); break;
     case Op::encrypt: s.encryptor->encrypt(s.message, s.out); break;
     case Op::encrypt_symmetric: s.encryptor->encrypt_symmetric(s.message, s.out); break;
@@ -98,6 +119,7 @@ int register_all() {
                                             {"rotate_with_key", Op::rotate},
                                             {"rescale", Op::rescale},
                                             {"rotate_many_by_steps4", Op::rotate_many},
+                                            {"sum16_lazy_moddown", Op::sum_lazy},
                                             {"decrypt_device", Op::decrypt},
                                             {"encrypt_device", Op::encrypt},
                                             {"encrypt_symmetric_device", Op::encrypt_symmetric}};
