@@ -65,7 +65,7 @@ struct RotationTerm {
   const std::uint32_t* table = nullptr;       // the key's NTT-domain permutation
   const std::uint64_t* plain = nullptr;       // extended plaintext, rows x n
 };
-inline constexpr int kMaxRotationTerms = 8;  // terms per launch (kernel parameter space)
+inline constexpr int kMaxRotationTerms = 16;  // terms per launch (kernel parameter space)
 struct ExtendedSumArgs {
   const std::uint64_t* extended = nullptr;  // digits x rows x n (the hoisted decomposition)
   int digits = 0, first_digit = 0;
