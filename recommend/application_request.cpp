@@ -98,13 +98,23 @@ ApplicationPlan plan_application(const ApplicationWorkload& workload, const fhe:
   plan.device_memory = available_device_memory(device);
   // Each backend may use its share of the free memory; the refusal speaks
   // of that share so that its suggestion (a smaller hoist or dimension)
-  // holds for the whole run.
-  const std::size_t share = plan.device_memory.available_bytes / std::max<std::size_t>(backends, 1);
-  const std::string holder = "a 1/" + std::to_string(backends) + " share of " + plan.device_memory.description +
-                             " (" + std::to_string(backends) + " backends are held at once)";
+  // holds for the whole run. The matvec's keys are one copy for all
+  // backends (adopt_keys and shared device keys), so each backend sees them
+  // whole plus its share of the rest.
+  const std::size_t held = std::max<std::size_t>(backends, 1);
+  const std::size_t available = plan.device_memory.available_bytes;
+  const std::string held_text = " (" + std::to_string(backends) + " backends are held at once)";
   if (workload.kind == ApplicationWorkloadKind::matvec) {
-    fhe::workloads::require_fits(preset, workload.matvec, share, holder);
+    plan.shared_bytes = plan.per_backend.bytes_of("keys");
+    const std::size_t rest = available > plan.shared_bytes ? available - plan.shared_bytes : 0;
+    const std::size_t share = std::min(available, plan.shared_bytes + rest / held);
+    fhe::workloads::require_fits(preset, workload.matvec, share,
+                                 plan.device_memory.description + " holding one shared key set and a 1/" +
+                                     std::to_string(backends) + " share of the rest" + held_text);
   } else {
+    const std::size_t share = available / held;
+    const std::string holder = "a 1/" + std::to_string(backends) + " share of " + plan.device_memory.description +
+                               held_text;
     fhe::workloads::require_plan_fits(preset, plan.per_backend, "keyswitch", share, holder);
   }
   return plan;
@@ -118,6 +128,7 @@ nlohmann::json application_metadata(const ApplicationPlan& plan) {
            {{"per_backend", items},
             {"per_backend_bytes", plan.per_backend.total_bytes()},
             {"per_backend_summary", plan.per_backend.summary()},
+            {"shared_bytes", plan.shared_bytes},
             {"backends_held", plan.backends_held},
             {"total_bytes", plan.total_bytes()},
             {"checked_against", plan.device_memory.description},

@@ -62,7 +62,9 @@ struct ApplicationPlan {
   fhe::workloads::MemoryPlan per_backend;
   std::size_t backends_held = 0;
   DeviceMemory device_memory;
-  std::size_t total_bytes() const { return backends_held * per_backend.total_bytes(); }
+  // Matvec keys are held once (CudaMatvecOptions::shared_keys); the rest per backend.
+  std::size_t shared_bytes = 0;
+  std::size_t total_bytes() const { return shared_bytes + backends_held * (per_backend.total_bytes() - shared_bytes); }
 };
 
 // The memory plan of `backends` backends held at once, checked against what

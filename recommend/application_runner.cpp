@@ -121,10 +121,11 @@ class KeySwitchRunner : public ApplicationRunner {
 // fixed input buffer, timed with CUDA events on the matvec's stream.
 class CudaMatvecRunner : public ApplicationRunner {
  public:
-  CudaMatvecRunner(fhe::CkksEngine& engine, const ApplicationWorkload& workload)
+  CudaMatvecRunner(fhe::CkksEngine& engine, const ApplicationWorkload& workload,
+                   std::shared_ptr<const fhe::cuda::DeviceKeys> shared_keys)
       : ApplicationRunner(engine.preset()),
         engine_(engine),
-        matvec_(engine, workload.matvec),
+        matvec_(engine, workload.matvec, {.shared_keys = std::move(shared_keys)}),
         graph_(workload.graph),
         input_(engine.encrypt_message(matvec_.problem().input_slots())) {}
 
@@ -140,6 +141,8 @@ class CudaMatvecRunner : public ApplicationRunner {
   void run(std::size_t) override { matvec_.launch(graph_); }
 
   double time_ms(std::size_t, SampleTimer&) override { return matvec_.time_launch_ms(graph_); }
+
+  std::shared_ptr<const fhe::cuda::DeviceKeys> device_keys() const override { return matvec_.evaluator().keys(); }
 
  protected:
   fhe::Ciphertext fetch_output() override { return matvec_.download_result(); }
@@ -211,12 +214,13 @@ OperationCheck ApplicationRunner::check(std::size_t operation, bool inject_fault
   return verify(operation, output);
 }
 
-std::unique_ptr<ApplicationRunner> make_application_runner(fhe::CkksEngine& engine,
-                                                           const ApplicationWorkload& workload) {
+std::unique_ptr<ApplicationRunner> make_application_runner(
+    fhe::CkksEngine& engine, const ApplicationWorkload& workload,
+    std::shared_ptr<const fhe::cuda::DeviceKeys> shared_device_keys) {
   const bool matvec = workload.kind == ApplicationWorkloadKind::matvec;
   if (engine.device().kind == fhe::DeviceKind::cuda) {
 #if FHELIUM_HAS_CUDA
-    if (matvec) return std::make_unique<CudaMatvecRunner>(engine, workload);
+    if (matvec) return std::make_unique<CudaMatvecRunner>(engine, workload, std::move(shared_device_keys));
     return std::make_unique<CudaKeySwitchRunner>(engine, workload);
 #else
     throw fhe::DeviceError("device " + engine.device().str() + " requested but this build has no CUDA support");
@@ -229,13 +233,15 @@ std::unique_ptr<ApplicationRunner> make_application_runner(fhe::CkksEngine& engi
 nlohmann::json application_input_recipe(const ApplicationWorkload& workload) {
   if (workload.kind == ApplicationWorkloadKind::matvec) {
     return {{"engine", "fhe::CkksEngine(preset, {.device, .ntt_backend = backend, .seed = seed}); "
-                       "generate_keys(fhe::workloads::matvec_rotation_steps(config))"},
+                       "generate_keys(fhe::workloads::matvec_rotation_steps(config)) on the first "
+                       "backend's engine, adopt_keys of it on the others (the same words)"},
             {"problem", "fhe::workloads::make_matvec_problem(dim, slots, seed): matrix uniform in "
                         "[-1, 1] / sqrt(dim), vector uniform in [-1, 1]; the vector tiled over all "
                         "slots and encrypted once with encrypt_message at level 0"}};
   }
   return {{"engine", "fhe::CkksEngine(preset, {.device, .ntt_backend = backend, .seed = seed}); "
-                     "generate_keys({rotation_step})"},
+                     "generate_keys({rotation_step}) on the first backend's engine, adopt_keys of it on "
+                     "the others (the same words)"},
           {"inputs", "fhe::workloads::KeySwitchProblem: per level in ascending order, slot values "
                      "(re, im) uniform in [-1, 1] from std::mt19937_64(seed + 101), encrypt_message at "
                      "the level, then multiply(fresh, fresh) for the 3-part relinearization input "

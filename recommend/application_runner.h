@@ -14,6 +14,10 @@
 #include "recommend/application_workload.h"
 #include "recommend/sample_timer.h"
 
+namespace fhe::cuda {
+struct DeviceKeys;
+}
+
 namespace fhelium {
 
 // Decryption-error limits of the application gate: SPEC 5 for the matvec;
@@ -51,6 +55,9 @@ class ApplicationRunner {
   // same path on every device, so a fault planted here reaches the gate
   // exactly as a wrong device output would.
   OperationCheck check(std::size_t operation, bool inject_fault = false);
+  // The device keys this runner holds (the CUDA matvec), lent to the next
+  // backend's runner; null when it holds none to lend.
+  virtual std::shared_ptr<const fhe::cuda::DeviceKeys> device_keys() const { return nullptr; }
 
  protected:
   // The output of the last run, on the host (CUDA: downloaded).
@@ -66,9 +73,12 @@ class ApplicationRunner {
 // application_rotation_steps(workload) and outlive the runner: on the CPU
 // through fhe::Evaluator, on CUDA as CudaMatvec or CudaKeySwitchWorkload
 // (keys, inputs and every buffer uploaded or allocated here). Encodes the
-// matvec diagonals and encrypts the inputs (never timed).
-std::unique_ptr<ApplicationRunner> make_application_runner(fhe::CkksEngine& engine,
-                                                           const ApplicationWorkload& workload);
+// matvec diagonals and encrypts the inputs (never timed). `shared_device_keys`
+// (another runner's device_keys(), its engine's key set adopted by this
+// engine) are used by the CUDA matvec instead of uploading its own.
+std::unique_ptr<ApplicationRunner> make_application_runner(
+    fhe::CkksEngine& engine, const ApplicationWorkload& workload,
+    std::shared_ptr<const fhe::cuda::DeviceKeys> shared_device_keys = nullptr);
 
 // How a failing backend's inputs follow from the seed, for its saved file.
 nlohmann::json application_input_recipe(const ApplicationWorkload& workload);

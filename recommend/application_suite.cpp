@@ -175,8 +175,17 @@ class ApplicationSuite : public Suite {
     auto state = std::make_unique<BackendState>();
     state->engine = std::make_unique<fhe::CkksEngine>(
         preset_.name, fhe::EngineOptions{.device = device_.str(), .ntt_backend = backend, .seed = seed_});
-    state->engine->generate_keys(application_rotation_steps(workload_));
-    state->runner = make_application_runner(*state->engine, workload_);
+    // The keys are the same words for every backend: generated once, then
+    // adopted (and on a GPU the matvec's device copy lent) by the others.
+    std::shared_ptr<const fhe::cuda::DeviceKeys> device_keys;
+    if (states_.empty()) {
+      state->engine->generate_keys(application_rotation_steps(workload_));
+    } else {
+      const BackendState& first = *states_.begin()->second;
+      state->engine->adopt_keys(*first.engine);
+      device_keys = first.runner->device_keys();
+    }
+    state->runner = make_application_runner(*state->engine, workload_, std::move(device_keys));
     states_[backend] = std::move(state);
   }
 

@@ -15,6 +15,13 @@ std::size_t MemoryPlan::total_bytes() const {
   return total;
 }
 
+std::size_t MemoryPlan::bytes_of(const std::string& name) const {
+  for (const MemoryItem& item : items) {
+    if (item.name == name) return item.bytes;
+  }
+  return 0;
+}
+
 std::string format_bytes(std::size_t bytes) {
   char buffer[32];
   const double gib = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);

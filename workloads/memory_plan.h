@@ -21,6 +21,7 @@ struct MemoryItem {
 struct MemoryPlan {
   std::vector<MemoryItem> items;
   std::size_t total_bytes() const;
+  std::size_t bytes_of(const std::string& name) const;  // 0 when there is no such item
   std::string summary() const;  // "keys 48.4 GiB + diagonals ... = total"
 };
 

@@ -82,6 +82,12 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
       schedules_(engine.preset()) {
   cuda::DeviceGuard guard(device_);
   const Preset& preset = engine.preset();
+  if (options.shared_keys &&
+      (options.shared_keys->source != engine.key_set() || options.shared_keys->device != device_)) {
+    throw InvalidArgument("CudaEvaluator: the shared device keys are not this engine's current keys on " +
+                          engine.device().str() + " (share keys() of an evaluator whose engine holds the same "
+                          "key set: the same engine, or one this engine adopt_keys-ed)");
+  }
   // Estimate before allocating anything, so a small device fails cleanly.
   CudaMemoryEstimate estimate = estimate_memory(engine);
   if (options.shared_keys) estimate.key_bytes = 0;

@@ -43,11 +43,12 @@ struct CudaEvaluatorOptions {
   // Test hook: the free device bytes the memory check assumes (0 = ask
   // cudaMemGetInfo).
   std::size_t assume_free_bytes = 0;
-  // Device keys already uploaded for this engine (another evaluator's
-  // keys()), used instead of uploading a copy: rotation-parallel workers on
-  // one GPU share one key set (48 GiB of Galois keys for a 128x128 matvec).
-  // They must be the engine's current keys; the memory check then counts
-  // no key bytes.
+  // Device keys already uploaded (another evaluator's keys()), used instead
+  // of uploading a copy: rotation-parallel workers on one GPU share one key
+  // set (48 GiB of Galois keys for a 128x128 matvec), and so do the engines
+  // of several backends that adopt_keys-ed one engine. They must come from
+  // the engine's current key set on its device (InvalidArgument otherwise);
+  // the memory check then counts no key bytes.
   std::shared_ptr<const cuda::DeviceKeys> shared_keys;
 };
 

@@ -56,6 +56,8 @@ DeviceKeys upload_keys(const CkksEngine& engine) {
   const std::size_t words = switch_key_words(engine);
   DeviceKeys keys;
   const SecretKey& secret = engine.secret_key();  // throws without keys
+  keys.source = engine.key_set();
+  keys.device = engine.device().index;
   keys.secret = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(secret.ntt.words()),
                                                        "secret key");
   keys.public_key =

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 
 #include "fhe/ckks/engine.h"
 #include "fhe/cuda/device_buffer.h"
@@ -20,6 +21,11 @@ struct DeviceSwitchKey {
 };
 
 struct DeviceKeys {
+  // The host key set they were uploaded from and the device holding them:
+  // an evaluator may use them exactly when its engine holds that key set
+  // (the same engine, or one that adopt_keys-ed it) on that device.
+  std::shared_ptr<const EngineKeys> source;
+  int device = 0;
   DeviceBuffer<std::uint64_t> secret;      // QP rows x N, NTT form
   DeviceBuffer<std::uint64_t> public_key;  // (b, a) x Q rows x N, NTT form
   DeviceSwitchKey relinearization;

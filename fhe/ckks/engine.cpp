@@ -69,11 +69,10 @@ const ntt::NttPlan& CkksEngine::device_plan() const {
 double CkksEngine::default_scale() const { return std::ldexp(1.0, preset_.scale_bits); }
 
 void CkksEngine::generate_keys(const std::vector<int>& rotation_steps, bool conjugation) {
-  secret_key_ = key_generator_->secret_key();
-  public_key_ = key_generator_->public_key(*secret_key_);
-  relinearization_key_ = key_generator_->relinearization_key(*secret_key_);
-  galois_keys_.clear();
-  galois_permutations_.clear();
+  auto keys = std::make_shared<EngineKeys>();
+  keys->secret = key_generator_->secret_key();
+  keys->public_key = key_generator_->public_key(keys->secret);
+  keys->relinearization = key_generator_->relinearization_key(keys->secret);
   std::set<std::uint64_t> elements;
   for (int step : rotation_steps) elements.insert(galois_element_for_step(step));
   if (conjugation) elements.insert(conjugation_galois_element(preset_.log_n));
@@ -81,17 +80,31 @@ void CkksEngine::generate_keys(const std::vector<int>& rotation_steps, bool conj
   // Keys are independent and their randomness is counter-based, so they are
   // generated in parallel with the same words as one after another.
   const std::vector<std::uint64_t> ordered(elements.begin(), elements.end());
-  std::vector<KeySwitchKey> keys(ordered.size());
+  std::vector<KeySwitchKey> galois(ordered.size());
   parallel_for(ordered.size(),
-               [&](std::size_t i) { keys[i] = key_generator_->galois_key(*secret_key_, ordered[i]); });
+               [&](std::size_t i) { galois[i] = key_generator_->galois_key(keys->secret, ordered[i]); });
   for (std::size_t i = 0; i < ordered.size(); ++i) {
-    galois_keys_.emplace(ordered[i], std::move(keys[i]));
-    galois_permutations_.emplace(ordered[i], galois_ntt_permutation(ordered[i], preset_.log_n));
+    keys->galois.emplace(ordered[i], std::move(galois[i]));
+    keys->galois_permutations.emplace(ordered[i], galois_ntt_permutation(ordered[i], preset_.log_n));
   }
+  keys_ = std::move(keys);
+}
+
+void CkksEngine::adopt_keys(const CkksEngine& other) {
+  if (!other.has_keys()) {
+    throw InvalidArgument("adopt_keys: the other engine (preset " + other.preset_.name + ") has no keys yet");
+  }
+  if (other.preset_.name != preset_.name || other.preset_.qp_primes() != preset_.qp_primes() ||
+      other.seed() != seed()) {
+    throw InvalidArgument("adopt_keys: keys of preset " + other.preset_.name + " seed " +
+                          std::to_string(other.seed()) + " cannot serve preset " + preset_.name + " seed " +
+                          std::to_string(seed()) + " (the preset and the seed must match)");
+  }
+  keys_ = other.keys_;
 }
 
 void CkksEngine::require_keys(const char* what) const {
-  if (!secret_key_) {
+  if (!keys_) {
     throw InvalidArgument(std::string(what) + ": no keys yet on preset " + preset_.name +
                           " (call generate_keys first)");
   }
@@ -99,26 +112,31 @@ void CkksEngine::require_keys(const char* what) const {
 
 const SecretKey& CkksEngine::secret_key() const {
   require_keys("secret_key");
-  return *secret_key_;
+  return keys_->secret;
 }
 
 const PublicKey& CkksEngine::public_key() const {
   require_keys("public_key");
-  return *public_key_;
+  return keys_->public_key;
 }
 
 const KeySwitchKey& CkksEngine::relinearization_key() const {
   require_keys("relinearization_key");
-  return *relinearization_key_;
+  return keys_->relinearization;
+}
+
+const GaloisKeys& CkksEngine::galois_keys() const {
+  static const GaloisKeys none;
+  return keys_ ? keys_->galois : none;
 }
 
 bool CkksEngine::has_galois_key(std::uint64_t galois_element) const {
-  return galois_keys_.count(galois_element) != 0;
+  return galois_keys().count(galois_element) != 0;
 }
 
 const KeySwitchKey& CkksEngine::galois_key(std::uint64_t galois_element) const {
-  const auto it = galois_keys_.find(galois_element);
-  if (it == galois_keys_.end()) {
+  const auto it = galois_keys().find(galois_element);
+  if (it == galois_keys().end()) {
     throw InvalidArgument("no Galois key for element " + std::to_string(galois_element) +
                           " on preset " + preset_.name +
                           " (pass its rotation step or conjugation to generate_keys)");
@@ -128,7 +146,7 @@ const KeySwitchKey& CkksEngine::galois_key(std::uint64_t galois_element) const {
 
 const std::vector<std::uint32_t>& CkksEngine::galois_permutation(std::uint64_t galois_element) const {
   galois_key(galois_element);  // same error when absent
-  return galois_permutations_.at(galois_element);
+  return keys_->galois_permutations.at(galois_element);
 }
 
 std::uint64_t CkksEngine::galois_element_for_step(int step) const {
@@ -155,17 +173,17 @@ std::vector<std::complex<double>> CkksEngine::decode(const Plaintext& plaintext)
 
 Ciphertext CkksEngine::encrypt(const Plaintext& plaintext) {
   require_keys("encrypt");
-  return encryptor_->encrypt(plaintext, *public_key_, encryption_count_++);
+  return encryptor_->encrypt(plaintext, keys_->public_key, encryption_count_++);
 }
 
 Ciphertext CkksEngine::encrypt_symmetric(const Plaintext& plaintext) {
   require_keys("encrypt_symmetric");
-  return encryptor_->encrypt_symmetric(plaintext, *secret_key_, encryption_count_++);
+  return encryptor_->encrypt_symmetric(plaintext, keys_->secret, encryption_count_++);
 }
 
 Plaintext CkksEngine::decrypt(const Ciphertext& ciphertext) const {
   require_keys("decrypt");
-  return fhe::decrypt(ciphertext, *secret_key_, basis_);
+  return fhe::decrypt(ciphertext, keys_->secret, basis_);
 }
 
 Ciphertext CkksEngine::encrypt_message(std::span<const std::complex<double>> values, int level) {

@@ -61,6 +61,17 @@ struct EngineOptions {
   std::uint64_t seed = 0;
 };
 
+// Everything generate_keys makes. Every NTT backend gives the same words on
+// every device, so engines of one preset and seed share one set read-only
+// (CkksEngine::adopt_keys) instead of generating and holding copies.
+struct EngineKeys {
+  SecretKey secret;
+  PublicKey public_key;
+  KeySwitchKey relinearization;
+  GaloisKeys galois;
+  std::map<std::uint64_t, std::vector<std::uint32_t>> galois_permutations;
+};
+
 class CkksEngine {
  public:
   // Throws InvalidArgument for an unknown preset or backend, a backend that
@@ -92,11 +103,18 @@ class CkksEngine {
   // rotation step (left rotation by `step` slots, negative = right) and for
   // conjugation when asked. Replaces earlier keys. Never timed.
   void generate_keys(const std::vector<int>& rotation_steps = {}, bool conjugation = false);
-  bool has_keys() const { return secret_key_.has_value(); }
+  // Shares `other`'s keys (same preset and seed; any backend or device): the
+  // words generate_keys would give, without generating or copying them.
+  // Throws InvalidArgument naming what differs, or when `other` has none.
+  void adopt_keys(const CkksEngine& other);
+  // The shared key set (null before generate_keys / adopt_keys); engines
+  // with the same pointer hold the same keys.
+  const std::shared_ptr<const EngineKeys>& key_set() const { return keys_; }
+  bool has_keys() const { return keys_ != nullptr; }
   const SecretKey& secret_key() const;
   const PublicKey& public_key() const;
   const KeySwitchKey& relinearization_key() const;
-  const GaloisKeys& galois_keys() const { return galois_keys_; }
+  const GaloisKeys& galois_keys() const;
   bool has_galois_key(std::uint64_t galois_element) const;
   // Throws InvalidArgument naming the element when its key was not generated.
   const KeySwitchKey& galois_key(std::uint64_t galois_element) const;
@@ -146,11 +164,7 @@ class CkksEngine {
   std::unique_ptr<KeyGenerator> key_generator_;
   std::unique_ptr<Encryptor> encryptor_;
 
-  std::optional<SecretKey> secret_key_;
-  std::optional<PublicKey> public_key_;
-  std::optional<KeySwitchKey> relinearization_key_;
-  GaloisKeys galois_keys_;
-  std::map<std::uint64_t, std::vector<std::uint32_t>> galois_permutations_;
+  std::shared_ptr<const EngineKeys> keys_;
   std::uint64_t encryption_count_ = 0;
 };
 

@@ -111,6 +111,33 @@ TEST(CkksKeys, SameSeedSameWordsOtherSeedOtherWords) {
   EXPECT_EQ(first.encryption_count(), 2u);
 }
 
+// adopt_keys: another backend's engine of the same preset and seed shares
+// the key set, which holds exactly the words its own generate_keys gives.
+TEST(CkksKeys, AdoptedKeysAreTheWordsEveryBackendGenerates) {
+  CkksEngine owner(kSmall, {.ntt_backend = "radix2_indexed", .seed = 9});
+  CkksEngine adopter(kSmall, {.ntt_backend = "radix4_compact", .seed = 9});
+  CkksEngine generator(kSmall, {.ntt_backend = "radix4_compact", .seed = 9});
+  EXPECT_THROW(adopter.adopt_keys(owner), InvalidArgument);  // nothing to adopt yet
+  owner.generate_keys({1, 3});
+  generator.generate_keys({1, 3});
+  adopter.adopt_keys(owner);
+  EXPECT_EQ(adopter.key_set(), owner.key_set());  // shared, not copied
+  EXPECT_EQ(adopter.secret_key(), generator.secret_key());
+  EXPECT_EQ(adopter.relinearization_key(), generator.relinearization_key());
+  EXPECT_EQ(adopter.galois_keys(), generator.galois_keys());
+  const auto z = testing::random_message(owner.slot_count(), 2);
+  EXPECT_EQ(adopter.encrypt_message(z), generator.encrypt_message(z));
+  // A later generate_keys gives the adopter its own set; the owner keeps its.
+  adopter.generate_keys({1});
+  EXPECT_NE(adopter.key_set(), owner.key_set());
+  EXPECT_EQ(owner.galois_keys().size(), 2u);
+
+  CkksEngine other_seed(kSmall, {.seed = 10});
+  EXPECT_THROW(other_seed.adopt_keys(owner), InvalidArgument);
+  CkksEngine other_preset("test-slots2048-scale25-levels4-int32", {.seed = 9});
+  EXPECT_THROW(other_preset.adopt_keys(owner), InvalidArgument);
+}
+
 TEST(CkksEncryption, PublicAndSecretKeyEncryptionDecryptWithinTolerance) {
   CkksEngine engine(kSmall, {.seed = 6});
   engine.generate_keys();

@@ -175,11 +175,14 @@ TEST(ApplicationSuite, MatvecDiagonalAndBsgsRankBackendsAndAgree) {
   EXPECT_EQ(meta["workload"]["galois_keys"], 15);
   EXPECT_EQ(bsgs["metadata"]["workload"]["galois_keys"], 6);  // 3 baby + 3 giant steps
   const auto& preset = fhe::preset_by_name(kPreset);
-  const std::size_t per_backend =
-      fhe::workloads::plan_matvec_memory(preset, {.dim = 16, .hoist = 8, .batch = 4}).total_bytes();
+  const auto plan = fhe::workloads::plan_matvec_memory(preset, {.dim = 16, .hoist = 8, .batch = 4});
+  const std::size_t per_backend = plan.total_bytes(), keys = plan.bytes_of("keys");
+  EXPECT_GT(keys, 0u);
   EXPECT_EQ(meta["memory_plan"]["per_backend_bytes"].get<std::size_t>(), per_backend);
   EXPECT_EQ(meta["memory_plan"]["backends_held"], 3);
-  EXPECT_EQ(meta["memory_plan"]["total_bytes"].get<std::size_t>(), 3 * per_backend);
+  // One key set serves the three backends (adopt_keys).
+  EXPECT_EQ(meta["memory_plan"]["shared_bytes"].get<std::size_t>(), keys);
+  EXPECT_EQ(meta["memory_plan"]["total_bytes"].get<std::size_t>(), keys + 3 * (per_backend - keys));
   EXPECT_EQ(meta["memory_plan"]["checked_against"], "the host");
   const std::string includes = meta["timed_boundary"]["includes"][0];
   EXPECT_EQ(includes.rfind("matvec_16x16_diagonal_batch: the whole 16 x 16 matvec from the staged input", 0),

@@ -137,6 +137,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   plan_ = plan_share_memory(preset, config_, share_);
   std::size_t free_bytes = options.assume_free_bytes, total_bytes = 0;
   if (free_bytes == 0) FHE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), engine_.device().str());
+  if (options.shared_keys) free_bytes += plan_.bytes_of("keys");  // resident already
   if (share_.ranks == 1) {
     require_fits(preset, config_, free_bytes, engine_.device().str());
   } else {
@@ -157,7 +158,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   for (int w = 0; w < config_.workers; ++w) {
     auto worker = std::make_unique<Worker>();
     CudaEvaluatorOptions evaluator_options;
-    if (w > 0) evaluator_options.shared_keys = workers_[0]->evaluator->keys();
+    evaluator_options.shared_keys = w > 0 ? workers_[0]->evaluator->keys() : options.shared_keys;
     worker->evaluator = std::make_unique<CudaEvaluator>(engine_, evaluator_options);
     for (int k = 0; k < chunk; ++k) worker->rotated.push_back(two_part());
     worker->product = two_part();

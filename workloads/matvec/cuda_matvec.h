@@ -41,6 +41,11 @@ struct CudaMatvecOptions {
   // steps are computed (on `workers` streams) and the result is its partial
   // sum; the engine needs only share_rotation_steps. {0, 1}: the whole product.
   MatvecShare share;
+  // Device keys another CudaMatvec on this device already holds
+  // (other.evaluator().keys()) for an engine that adopt_keys-ed this one's
+  // key set, e.g. the application suite's other backends: used instead of
+  // uploading 48 GiB again, and not counted against the free memory.
+  std::shared_ptr<const cuda::DeviceKeys> shared_keys;
 };
 
 class CudaMatvec {

@@ -128,6 +128,25 @@ TEST(CudaMatvec, LazyModDownMatchesCpuWordsForAnyWorkerCount) {
   EXPECT_TRUE(same_words(run(triple, input, false), expected));
 }
 
+// The application suite's backends share one key set: a CudaMatvec on
+// another backend's engine that adopted the keys borrows the device copy and
+// gives the words of its own upload; a key set it does not hold is refused.
+TEST(CudaMatvec, BorrowsTheDeviceKeysOfItsAdoptedKeySet) {
+  FHE_SKIP_WITHOUT_GPU();
+  const MatvecConfig config = small_config(MatvecMethod::diagonal);
+  const auto owner = make_engine({config});
+  CkksEngine other(kPreset, {.device = "cuda:0", .ntt_backend = "radix16_compact", .seed = 11});
+  other.adopt_keys(*owner);
+  CudaMatvec lender(*owner, config);
+  CudaMatvec borrower(other, config, {.shared_keys = lender.evaluator().keys()});
+  CudaMatvec own(other, config);
+  EXPECT_EQ(borrower.evaluator().keys(), lender.evaluator().keys());
+  const Ciphertext input = owner->encrypt_message(lender.problem().input_slots());
+  EXPECT_TRUE(same_words(run(borrower, input, true), run(own, input, true)));
+  const auto stranger = make_engine({config});  // the same words, another key set
+  EXPECT_THROW(CudaMatvec(*stranger, config, {.shared_keys = lender.evaluator().keys()}), InvalidArgument);
+}
+
 TEST(CudaMatvec, RefusesWhatDoesNotFitNamingASmallerConfiguration) {
   FHE_SKIP_WITHOUT_GPU();
   const MatvecConfig config = small_config(MatvecMethod::diagonal);
