@@ -80,6 +80,7 @@ void report_keyswitch(const KeySwitchOptions& options, const fhe::CkksEngine& en
   }
   if (options.common.json) {
     nlohmann::json out = {{"workload", "keyswitch"},
+                          {"build", build_json()},
                           {"device", engine.device().str()},
                           {"preset", preset.name},
                           {"ntt_backend", engine.ntt_backend()},

@@ -66,7 +66,8 @@ nlohmann::json matvec_json(const MatvecOptions& options, const std::string& devi
           {"graph", graph ? "on" : "off"},
           {"rotations", fhe::workloads::matvec_rotation_count(options.config)},
           {"memory_bytes", plan.total_bytes()},
-          {"memory_plan", plan.summary()}};
+          {"memory_plan", plan.summary()},
+          {"build", build_json()}};
 }
 
 #if FHELIUM_HAS_CUDA

@@ -1,6 +1,7 @@
 // The options every `fhelium workload` subcommand shares.
 #include "recommend/cli/workload_options.h"
 
+#include "fhe/core/build_info.h"
 #include "fhe/core/device.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
@@ -16,6 +17,11 @@ void add_common_options(CLI::App& command, CommonOptions& options) {
   command.add_option("--warmup", options.warmup, "Untimed runs first")->capture_default_str();
   command.add_option("--runs", options.runs, "Timed runs")->capture_default_str();
   command.add_flag("--json", options.json, "Print JSON");
+}
+
+nlohmann::json build_json() {
+  const fhe::BuildInfo& build = fhe::build_info();
+  return {{"version", build.version}, {"git_commit", build.git_commit}, {"git_dirty", build.git_dirty}};
 }
 
 void validate_counts(const CommonOptions& options) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "fhe/ckks/engine.h"
 
@@ -26,6 +27,8 @@ struct CommonOptions {
 
 void add_common_options(CLI::App& command, CommonOptions& options);
 void validate_counts(const CommonOptions& options);
+// version, git_commit and git_dirty of this build, for the --json outputs.
+nlohmann::json build_json();
 std::unique_ptr<fhe::CkksEngine> make_engine(const CommonOptions& options);
 
 // Host wall-clock samples of `run` (warm-up first): the CPU path's timer.

@@ -1,0 +1,52 @@
+// `fhelium workload matvec` on the CPU as a process: a small lazy-moddown
+// run within the tolerance with the build recorded, and the policy's
+// refusals (one line, exit code 2). The CUDA and --gpus runs are in gpu/
+// and multi_gpu_cli_test.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/process.h"
+
+namespace {
+
+using fhelium::testing::CommandResult;
+
+CommandResult matvec(const std::string& args) {
+  return fhelium::testing::run_command(std::string(FHELIUM_BINARY) +
+                                       " workload matvec --device cpu --preset test-slots2048-scale40-levels6-int64"
+                                       " --dim 16 --hoist 8 --runs 1 --warmup 0 " +
+                                       args);
+}
+
+TEST(MatvecCommand, LazyModDownRunMeetsTheToleranceAndRecordsTheBuild) {
+  const CommandResult result = matvec("--policy lazy-moddown --workers 2 --json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json out = nlohmann::json::parse(result.out);
+  EXPECT_EQ(out["policy"], "lazy-moddown");
+  EXPECT_EQ(out["rotations"], 15);
+  EXPECT_GT(out["max_abs_error"].get<double>(), 0.0);
+  EXPECT_LE(out["max_abs_error"].get<double>(), 5e-5);
+  EXPECT_FALSE(out["build"]["git_commit"].get<std::string>().empty());
+  EXPECT_TRUE(out["build"]["git_dirty"].is_boolean());
+  // QP-encoded diagonals: the plan counts them over the extended rows.
+  EXPECT_NE(out["memory_plan"].get<std::string>().find("diagonals"), std::string::npos);
+}
+
+TEST(MatvecCommand, LazyModDownRefusalsAreOneLine) {
+  for (const auto& [args, expected] :
+       {std::pair<std::string, std::string>{"--policy lazy-moddown --method bsgs",
+                                            "--policy lazy-moddown applies to --method diagonal"},
+        {"--policy lazy", "unknown diagonal policy 'lazy' (batch, loop or lazy-moddown)"}}) {
+    const CommandResult result = matvec(args);
+    EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    EXPECT_NE(result.err.find(expected), std::string::npos) << args << "\n" << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
+}  // namespace
