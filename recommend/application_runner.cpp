@@ -125,7 +125,8 @@ class CudaMatvecRunner : public ApplicationRunner {
                    std::shared_ptr<const fhe::cuda::DeviceKeys> shared_keys)
       : ApplicationRunner(engine.preset()),
         engine_(engine),
-        matvec_(engine, workload.matvec, {.shared_keys = std::move(shared_keys)}),
+        matvec_(engine, workload.matvec,
+                {.assume_free_bytes = 0, .share = {}, .shared_keys = std::move(shared_keys)}),
         graph_(workload.graph),
         input_(engine.encrypt_message(matvec_.problem().input_slots())) {}
 

@@ -23,11 +23,9 @@ MatvecConfig config_of(MatvecMethod method, int dim, int workers = 1) {
 }
 
 std::size_t item_bytes(const MemoryPlan& plan, const std::string& name) {
-  for (const MemoryItem& item : plan.items) {
-    if (item.name == name) return item.bytes;
-  }
-  ADD_FAILURE() << "no memory item " << name << " in " << plan.summary();
-  return 0;
+  const std::size_t bytes = plan.bytes_of(name);
+  if (bytes == 0) ADD_FAILURE() << "no memory item " << name << " in " << plan.summary();
+  return bytes;
 }
 
 using Ranges = std::vector<std::pair<int, int>>;
@@ -146,11 +144,19 @@ TEST(MultiGpuShare, InvalidSharesAreRefused) {
   EXPECT_THROW(validate_share(config, {0, 0}), InvalidArgument);
   EXPECT_THROW(share_range(config, {0, 5}), InvalidArgument);
   EXPECT_NO_THROW(validate_share(config, {3, 4}));
-  // The ranks exchange finished ciphertexts, which a lazy-moddown sum is not.
+}
+
+TEST(MultiGpuShare, LazyRanksHoldQpDiagonalsAndExchangeQpSums) {
+  const auto& preset = fhe::preset_by_name("test-slots2048-scale40-levels6-int64");
   MatvecConfig lazy = config_of(MatvecMethod::diagonal, 16);
   lazy.policy = DiagonalPolicy::lazy_moddown;
-  EXPECT_NO_THROW(validate_share(lazy, {0, 1}));
-  EXPECT_THROW(validate_share(lazy, {0, 2}), InvalidArgument);
+  const std::size_t row = preset.n() * 8;
+  const MemoryPlan rank0 = plan_rank_memory(preset, lazy, {0, 2});
+  EXPECT_EQ(item_bytes(rank0, "diagonals"), 8 * preset.qp_rows() * row);  // its 8 of 16, over QP rows
+  // The broadcast input (Q rows), then on rank 0 one received sum and the total (QP rows).
+  const std::size_t input = ciphertext_bytes(preset, 0), sum = 2 * preset.qp_rows() * row;
+  EXPECT_EQ(item_bytes(rank0, "nccl buffers"), input + 2 * sum);
+  EXPECT_EQ(item_bytes(plan_rank_memory(preset, lazy, {1, 2}), "nccl buffers"), input);
 }
 
 template <typename Error>

@@ -281,11 +281,20 @@ void CudaMatvec::join_and_reduce() {
       main.has_sum = true;
     }
   }
-  if (lazy && main.has_sum) {
-    // The partial sums were added before ModDown: one ModDown, one rescale.
-    main.evaluator->mod_down(main.extended_sum, main.product);
-    main.evaluator->rescale(main.product, main.sum);
-  }
+  // The partial sums were added before ModDown: one ModDown, one rescale
+  // (a share of several ranks leaves that to rank 0, after the exchange).
+  if (lazy && main.has_sum && !result_is_extended()) finish(main.extended_sum);
+}
+
+bool CudaMatvec::result_is_extended() const {
+  return config_.policy == DiagonalPolicy::lazy_moddown && share_.ranks > 1;
+}
+
+const CudaCiphertext& CudaMatvec::finish(const CudaCiphertext& extended_sum) {
+  Worker& main = *workers_[0];
+  main.evaluator->mod_down(extended_sum, main.product);
+  main.evaluator->rescale(main.product, main.sum);
+  return main.sum;
 }
 
 void CudaMatvec::enqueue_diagonal() {
@@ -372,7 +381,7 @@ Ciphertext CudaMatvec::download_result() const { return workers_[0]->evaluator->
 const CudaCiphertext& CudaMatvec::result() const {
   const Worker& main = *workers_[0];
   if (!main.has_sum) throw InvalidArgument("CudaMatvec::result: nothing launched yet");
-  return main.sum;
+  return result_is_extended() ? main.extended_sum : main.sum;
 }
 
 const CudaEvaluator& CudaMatvec::evaluator() const { return *workers_[0]->evaluator; }

@@ -83,8 +83,15 @@ class CudaMatvec {
   // The result of the last launch (synchronises).
   Ciphertext download_result() const;
   // The same on the device, valid once stream() has reached the end of the
-  // last launch (a share's partial sum, which a multi-GPU rank sends).
+  // last launch (a share's partial sum, which a multi-GPU rank sends). For a
+  // lazy-moddown share of several ranks it is the extended sum (QP rows,
+  // before ModDown); rank 0 adds the ranks' sums and calls finish().
   const CudaCiphertext& result() const;
+  // A lazy-moddown share of several ranks: whether result() is extended.
+  bool result_is_extended() const;
+  // ModDown + rescale of the ranks' added extended sums (enqueued on
+  // stream()); returns the finished product.
+  const CudaCiphertext& finish(const CudaCiphertext& extended_sum);
   // The evaluator of the main stream (worker 0; it owns the device keys).
   const CudaEvaluator& evaluator() const;
   // max |y_i - (Mx)_i| over the d outputs after decryption.

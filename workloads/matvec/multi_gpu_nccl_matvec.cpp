@@ -29,14 +29,19 @@ struct RankOutcome {
   double max_abs_error[2] = {0, 0};
 };
 
-// The per-sample reduction of the partial sums into rank 0's `reduced`.
+// The per-sample reduction of the partial sums into rank 0's `reduced` (lazy-moddown:
+// the ranks' extended sums are added, then ModDown and rescale on rank 0).
 class PartialReduction {
  public:
-  PartialReduction(NcclCommunicator& comm, const CudaMatvec& matvec, std::size_t rows, std::size_t n)
+  PartialReduction(NcclCommunicator& comm, CudaMatvec& matvec, std::size_t rows, std::size_t n)
       : comm_(comm), matvec_(matvec) {
     if (comm_.rank() == 0 && comm_.ranks() > 1) {
-      for (int r = 1; r < comm_.ranks(); ++r) received_.emplace_back(rows, n, 2);
-      reduced_ = CudaCiphertext(rows, n, 2);
+      // lazy-moddown partials are extended sums (QP rows), finished after the adds.
+      auto buffer = [&] {
+        return matvec.result_is_extended() ? matvec.evaluator().make_extended() : CudaCiphertext(rows, n, 2);
+      };
+      for (int r = 1; r < comm_.ranks(); ++r) received_.push_back(buffer());
+      reduced_ = buffer();
     }
   }
 
@@ -64,6 +69,7 @@ class PartialReduction {
       const CudaEvaluator& ev = matvec_.evaluator();
       ev.add(partial, received_[0], reduced_);
       for (std::size_t i = 1; i < received_.size(); ++i) ev.add(reduced_, received_[i], reduced_);
+      finished_ = matvec_.result_is_extended() ? &matvec_.finish(reduced_) : &reduced_;
     }
     stop_.record(stream);
     comm_.wait(stream, "the reduction");
@@ -71,13 +77,14 @@ class PartialReduction {
   }
 
   // Rank 0: the reduced product (with one rank, its own result).
-  const CudaCiphertext& reduced() const { return received_.empty() ? matvec_.result() : reduced_; }
+  const CudaCiphertext& reduced() const { return received_.empty() ? matvec_.result() : *finished_; }
 
  private:
   NcclCommunicator& comm_;
-  const CudaMatvec& matvec_;
+  CudaMatvec& matvec_;
   std::vector<CudaCiphertext> received_;
   CudaCiphertext reduced_;
+  const CudaCiphertext* finished_ = &reduced_;  // reduced_, or the matvec's finished product
   cuda::Event start_, stop_;
 };
 
@@ -89,7 +96,7 @@ class RankRun {
  public:
   RankRun(const RankMessage& message, CkksEngine& engine, NcclCommunicator& comm)
       : message_(message), engine_(engine), comm_(comm), share_{message.rank, message.request.gpus},
-        matvec_(engine, message.request.config, {.share = share_}),
+        matvec_(engine, message.request.config, {.assume_free_bytes = 0, .share = share_, .shared_keys = nullptr}),
         input_(engine.preset().q_primes.size(), engine.ntt_plan().n(), 2),
         barrier_word_(1, "barrier word"),
         reduction_(comm, matvec_, engine.preset().q_primes.size(), engine.ntt_plan().n()),

@@ -30,12 +30,6 @@ void validate_share(const MatvecConfig& config, MatvecShare share) {
                           std::to_string(share.ranks) + " is invalid for the " + std::to_string(count) + " " +
                           partitioned_noun(config) + " at dimension " + std::to_string(config.dim));
   }
-  // The ranks exchange finished partial ciphertexts (Q rows); a lazy sum
-  // would have to travel over the QP rows and be ModDown-ed on rank 0.
-  if (share.ranks > 1 && config.policy == DiagonalPolicy::lazy_moddown) {
-    throw InvalidArgument("matvec over " + std::to_string(share.ranks) +
-                          " GPUs: --policy lazy-moddown runs on one GPU (use batch or loop with --gpus)");
-  }
 }
 
 std::pair<int, int> share_range(const MatvecConfig& config, MatvecShare share) {
@@ -82,7 +76,8 @@ MemoryPlan plan_share_memory(const Preset& preset, const MatvecConfig& config, M
   MemoryPlan plan = plan_matvec_memory(preset, config);
   for (MemoryItem& item : plan.items) {
     if (item.name == "keys") item.bytes = (steps + 1) * key_switch_key_bytes(preset);
-    if (item.name == "diagonals") item.bytes = diagonals * preset.active_q_rows(0) * preset.n() * 8;
+    // Whatever rows the policy encodes them over, per diagonal.
+    if (item.name == "diagonals") item.bytes = diagonals * (item.bytes / static_cast<std::size_t>(config.dim));
   }
   return plan;
 }
@@ -90,7 +85,12 @@ MemoryPlan plan_share_memory(const Preset& preset, const MatvecConfig& config, M
 MemoryPlan plan_rank_memory(const Preset& preset, const MatvecConfig& config, MatvecShare share) {
   MemoryPlan plan = plan_share_memory(preset, config, share);
   const std::size_t receive = share.rank == 0 && share.ranks > 1 ? static_cast<std::size_t>(share.ranks) : 0;
-  plan.items.push_back({"nccl buffers", (1 + receive) * ciphertext_bytes(preset, 0)});
+  // The broadcast input, and on rank 0 the received sums and their total;
+  // lazy-moddown ranks exchange their sums before ModDown, over the QP rows.
+  const std::size_t partial = config.policy == DiagonalPolicy::lazy_moddown
+                                  ? 2 * preset.qp_rows() * preset.n() * 8
+                                  : ciphertext_bytes(preset, 0);
+  plan.items.push_back({"nccl buffers", ciphertext_bytes(preset, 0) + receive * partial});
   return plan;
 }
 
