@@ -6,9 +6,8 @@
 namespace fhe::ntt::gpu {
 namespace {
 
-template <typename Word, int G, bool Forward>
-__global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
-    ntt_global_pass(PassArgs<Word> args) {
+template <typename Word, int G, bool Forward, int MinBlocks>
+__global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(PassArgs<Word> args) {
   allow_next_kernel_launch();
   const std::uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
   if (item >= global_pass_items_per_row<Word, G>(args.log_n)) return;
@@ -18,22 +17,29 @@ __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
 template <typename Word>
 using GlobalPassKernel = void (*)(PassArgs<Word>);
 
+template <typename Word, int G, bool Forward>
+GlobalPassKernel<Word> select_cap(bool throughput) {
+  constexpr int latency = global_pass_min_blocks<Word, G, Forward>(false);
+  constexpr int many = global_pass_min_blocks<Word, G, Forward>(true);
+  return throughput ? ntt_global_pass<Word, G, Forward, many> : ntt_global_pass<Word, G, Forward, latency>;
+}
+
 template <typename Word, bool Forward>
-GlobalPassKernel<Word> select_direction(int stage_count) {
+GlobalPassKernel<Word> select_direction(int stage_count, bool throughput) {
   switch (stage_count) {
-    case 1: return ntt_global_pass<Word, 1, Forward>;
-    case 2: return ntt_global_pass<Word, 2, Forward>;
-    case 3: return ntt_global_pass<Word, 3, Forward>;
-    case 4: return ntt_global_pass<Word, 4, Forward>;
+    case 1: return select_cap<Word, 1, Forward>(throughput);
+    case 2: return select_cap<Word, 2, Forward>(throughput);
+    case 3: return select_cap<Word, 3, Forward>(throughput);
+    case 4: return select_cap<Word, 4, Forward>(throughput);
   }
   throw InvalidArgument("global NTT pass of " + std::to_string(stage_count) +
                         " stages (the kernels fuse 1 to 4)");
 }
 
 template <typename Word>
-GlobalPassKernel<Word> select_kernel(int stage_count, bool forward) {
-  return forward ? select_direction<Word, true>(stage_count)
-                 : select_direction<Word, false>(stage_count);
+GlobalPassKernel<Word> select_kernel(int stage_count, bool forward, bool throughput) {
+  return forward ? select_direction<Word, true>(stage_count, throughput)
+                 : select_direction<Word, false>(stage_count, throughput);
 }
 
 }  // namespace
@@ -41,16 +47,17 @@ GlobalPassKernel<Word> select_kernel(int stage_count, bool forward) {
 template <typename Word>
 cudaError_t launch_global_pass(const PassArgs<Word>& args, bool forward, const LaunchShape& shape,
                                cudaStream_t stream) {
-  return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), forward), shape,
-                           stream, args);
+  return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), forward, shape.throughput),
+                           shape, stream, args);
 }
 
 template <typename Word>
 KernelResources global_pass_resources(int stage_count, bool forward, const LaunchShape& shape) {
   const std::string name = std::string("ntt_global_pass<") + word_tag<Word>() + ",g" +
-                           std::to_string(stage_count) + (forward ? ",forward>" : ",inverse>");
-  return query_kernel_resources(reinterpret_cast<const void*>(select_kernel<Word>(stage_count, forward)),
-                                name, shape);
+                           std::to_string(stage_count) + (forward ? ",forward" : ",inverse") +
+                           (shape.throughput ? ",throughput>" : ",latency>");
+  return query_kernel_resources(
+      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, forward, shape.throughput)), name, shape);
 }
 
 template cudaError_t launch_global_pass(const PassArgs<std::uint64_t>&, bool, const LaunchShape&, cudaStream_t);

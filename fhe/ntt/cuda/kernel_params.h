@@ -38,12 +38,24 @@ FHE_HD constexpr bool shared_region_supported(int stage_count) {
   return stage_count == 8 || stage_count == 6;
 }
 inline constexpr int kMaxBlockThreads = 256;
-// Register cap of the fused kernels (__launch_bounds__ minimum blocks of
-// 256 threads per SM). Measured on the H200: 4 (64 registers) doubled the
-// active warps but slowed the 64-bit 4-stage passes by 7-14% and one-row
-// transforms by up to 50%, because 15 prefetched twiddle pairs no longer fit
-// and their loads were serialised again; 2 (128 registers) keeps them.
+// Register caps of the fused kernels (__launch_bounds__ minimum blocks of
+// 256 threads per SM), one instantiation per launch kind. Measured on the
+// H200 (docs/performance.md): 4 (64 registers) slowed the 64-bit 4-stage
+// passes by 7-14% and one-row transforms by up to 50% (15 prefetched twiddle
+// pairs no longer fit, their loads serialise again). 3 (85 registers) makes
+// many-row transforms 1-3% faster, except the 64-bit 4-stage forward pass,
+// but one-row forwards 25% slower. So a launch whose grid exceeds what 2
+// blocks per SM hold (LaunchShape::throughput) gets the 3-block kernels, and
+// one that does not, the latency kernels capped at 2 (128 registers).
 inline constexpr int kMinBlocksPerSm = 2;
+inline constexpr int kThroughputMinBlocksPerSm = 3;
+
+// The cap of a global pass of G stages: the 64-bit 4-stage forward keeps 2
+// even for throughput launches (it loses 6% at 3).
+template <typename Word, int G, bool Forward>
+constexpr int global_pass_min_blocks(bool throughput) {
+  return throughput && !(sizeof(Word) == 8 && G == 4 && Forward) ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
+}
 
 // A twiddle and its Shoup companion side by side: one 16-byte (or 8-byte) load.
 template <typename Word>

@@ -77,7 +77,17 @@ struct LaunchShape {
   unsigned grid_x = 0, grid_y = 0, block = 0;
   std::size_t dynamic_shared_bytes = 0;
   unsigned tiles_per_block = 0;  // shared region only
+  // More threads than kMinBlocksPerSm blocks per SM hold: the throughput
+  // kernels (kernel_params.h) run it; otherwise the latency kernels.
+  bool throughput = false;
 };
+
+// Whether `threads` exceed what the latency kernels keep resident
+// (kMinBlocksPerSm blocks of kMaxBlockThreads per SM): then a third block
+// per SM has work and the throughput kernels run the launch.
+inline bool fills_latency_occupancy(std::size_t threads, int sm_count) {
+  return threads > static_cast<std::size_t>(kMinBlocksPerSm) * kMaxBlockThreads * std::max(sm_count, 1);
+}
 
 // Grids cover rows x items. Blocks shrink (down to one warp) while the grid
 // would leave SMs idle, so a single row still spreads over the chip.
@@ -94,6 +104,7 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
     shape.grid_x = static_cast<unsigned>((tiles + per_block - 1) / per_block);
     shape.grid_y = 1;
     shape.dynamic_shared_bytes = per_block * kPaddedTileWords * word_bytes;
+    shape.throughput = fills_latency_occupancy(std::size_t{shape.grid_x} * shape.block, sm_count);
     return shape;
   }
   const int lanes_log =
@@ -106,6 +117,7 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
   shape.block = block;
   shape.grid_x = static_cast<unsigned>((items + block - 1) / block);
   shape.grid_y = static_cast<unsigned>(rows);
+  shape.throughput = fills_latency_occupancy(std::size_t{shape.grid_x} * shape.grid_y * shape.block, sm_count);
   return shape;
 }
 

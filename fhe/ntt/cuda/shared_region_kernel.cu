@@ -6,9 +6,8 @@
 namespace fhe::ntt::gpu {
 namespace {
 
-template <typename Word, bool Forward, int Skip>
-__global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
-    ntt_shared_region(PassArgs<Word> args) {
+template <typename Word, bool Forward, int Skip, int MinBlocks>
+__global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region(PassArgs<Word> args) {
   allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
@@ -31,17 +30,23 @@ __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm)
 template <typename Word>
 using SharedRegionKernel = void (*)(PassArgs<Word>);
 
+template <typename Word, bool Forward, int Skip>
+SharedRegionKernel<Word> select_cap(bool throughput) {
+  return throughput ? ntt_shared_region<Word, Forward, Skip, kThroughputMinBlocksPerSm>
+                    : ntt_shared_region<Word, Forward, Skip, kMinBlocksPerSm>;
+}
+
 // Regions of 8 stages (skip 0) or 6 (skip 2, radix8_compact).
 template <typename Word>
-SharedRegionKernel<Word> select_kernel(bool forward, int stage_count) {
+SharedRegionKernel<Word> select_kernel(bool forward, int stage_count, bool throughput) {
   if (!shared_region_supported(stage_count)) {
     throw InvalidArgument("shared-memory NTT region of " + std::to_string(stage_count) +
                           " stages (the kernels do 6 or 8)");
   }
   if (stage_count == kTileBits) {
-    return forward ? ntt_shared_region<Word, true, 0> : ntt_shared_region<Word, false, 0>;
+    return forward ? select_cap<Word, true, 0>(throughput) : select_cap<Word, false, 0>(throughput);
   }
-  return forward ? ntt_shared_region<Word, true, 2> : ntt_shared_region<Word, false, 2>;
+  return forward ? select_cap<Word, true, 2>(throughput) : select_cap<Word, false, 2>(throughput);
 }
 
 }  // namespace
@@ -49,16 +54,17 @@ SharedRegionKernel<Word> select_kernel(bool forward, int stage_count) {
 template <typename Word>
 cudaError_t launch_shared_region(const PassArgs<Word>& args, bool forward,
                                  const LaunchShape& shape, cudaStream_t stream) {
-  return launch_overlapped(select_kernel<Word>(forward, static_cast<int>(args.stage_count)), shape,
-                           stream, args);
+  return launch_overlapped(select_kernel<Word>(forward, static_cast<int>(args.stage_count), shape.throughput),
+                           shape, stream, args);
 }
 
 template <typename Word>
 KernelResources shared_region_resources(int stage_count, bool forward, const LaunchShape& shape) {
   const std::string name = std::string("ntt_shared_region<") + word_tag<Word>() + ",s" +
-                           std::to_string(stage_count) + (forward ? ",forward>" : ",inverse>");
+                           std::to_string(stage_count) + (forward ? ",forward" : ",inverse") +
+                           (shape.throughput ? ",throughput>" : ",latency>");
   return query_kernel_resources(
-      reinterpret_cast<const void*>(select_kernel<Word>(forward, stage_count)), name, shape);
+      reinterpret_cast<const void*>(select_kernel<Word>(forward, stage_count, shape.throughput)), name, shape);
 }
 
 template cudaError_t launch_shared_region(const PassArgs<std::uint64_t>&, bool, const LaunchShape&, cudaStream_t);

@@ -192,6 +192,10 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
       int stages = 0;
       for (const auto& launch : launches) {
         EXPECT_TRUE(launch.kernel.starts_with("ntt_")) << launch.kernel;
+        // 39 rows fill the GPU: the fused passes run their throughput instantiation.
+        if (!launch.kernel.starts_with("ntt_indexed")) {
+          EXPECT_TRUE(launch.kernel.ends_with(",throughput>")) << launch.kernel;
+        }
         EXPECT_GT(launch.registers_per_thread, 0) << launch.kernel;
         EXPECT_GT(launch.max_blocks_per_sm, 0) << launch.kernel;
         EXPECT_GT(launch.block[0], 0u);
@@ -202,6 +206,12 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
       EXPECT_EQ(stages, preset.log_n) << backend.name;
       // The inverse runs the passes in reverse order.
       if (!forward) EXPECT_EQ(launches.front().pass_kind, plan->schedule().passes.back().kind);
+      // One row does not: the latency instantiation.
+      for (const auto& launch : plan->describe({0, 1}, forward)) {
+        if (!launch.kernel.starts_with("ntt_indexed")) {
+          EXPECT_TRUE(launch.kernel.ends_with(",latency>")) << launch.kernel;
+        }
+      }
     }
   }
 }

@@ -75,4 +75,19 @@ TEST(NttKernelEmulation, InverseIsScaledAtStageZeroOnly) {
   for (std::size_t i = 1; i < data.size(); ++i) ASSERT_EQ(data[i], 0u) << i;
 }
 
+// The default preset's 39 rows fill more than 2 blocks per SM of an H200
+// (132 SMs): throughput kernels for every pass; one row or a one-row level
+// does not: latency kernels.
+TEST(NttLaunchShape, ManyRowsGetTheThroughputKernelsOneRowTheLatencyKernels) {
+  for (const char* name : {"radix2_compact_group16_smem8", "radix2_compact_group8_smem8", "radix4_compact"}) {
+    const auto& backend = fhe::ntt::backend_info(name);
+    const auto schedule = fhe::ntt::make_schedule(backend, 16);
+    for (const auto& launch : fhe::ntt::gpu::make_pass_launches(backend, schedule, true)) {
+      EXPECT_TRUE(fhe::ntt::gpu::launch_shape(launch, 16, 39, 132, 8).throughput) << name;
+      EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 1, 132, 8).throughput) << name;
+      EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 5, 132, 8).throughput) << name;
+    }
+  }
+}
+
 }  // namespace
