@@ -171,6 +171,7 @@ void report_matvec_multi_gpu(const MatvecOptions& options, const fhe::workloads:
                      {"graph_part_median_ms", median(run.graph.part_ms[r])},
                      {"eager_part_median_ms", median(run.eager.part_ms[r])}});
   }
+  const bool lazy = options.config.policy == fhe::workloads::DiagonalPolicy::lazy_moddown;
   // The distributed product's whole latency: slowest part, then the reduction.
   std::vector<double> end_to_end_ms;
   for (std::size_t i = 0; i < chosen.slowest_ms.size(); ++i) {
@@ -194,8 +195,11 @@ void report_matvec_multi_gpu(const MatvecOptions& options, const fhe::workloads:
               {"graph_equals_eager", equal},
               {"timing",
                "per rank: CUDA events around its launch (input staged before); sample latency = slowest rank; "
-               "reduction (after a barrier, outside the graph): CUDA events on rank 0 around ncclRecv + modular add"},
-              {"reduction", "ncclSend/ncclRecv of each partial sum to rank 0, added mod q_i by the evaluator"},
+               "reduction (after a barrier, outside the graph): CUDA events on rank 0 around ncclRecv + modular add" +
+                   std::string(lazy ? " + ModDown + rescale" : "")},
+              {"reduction", lazy ? "ncclSend/ncclRecv of each extended partial sum (QP rows, before ModDown) to "
+                                   "rank 0, added mod q_i by the evaluator, then one ModDown and one rescale"
+                                 : "ncclSend/ncclRecv of each partial sum to rank 0, added mod q_i by the evaluator"},
               {"max_abs_error", graph ? run.graph.max_abs_error : run.eager.max_abs_error}});
   const double error = out["max_abs_error"].get<double>();
   if (options.common.json) {
