@@ -78,12 +78,17 @@ class Evaluator {
   //   mod_down(sum) ~ sum_k plains[k] (.) rotate(a, steps[k])   (step 0: a)
   // accumulate_rotations decomposes `a` once (hoisted) and adds the terms
   // to `sum` (empty parts: it starts there); every plaintext comes from
-  // CkksEngine::encode_extended at a.level, and sum.scale = a.scale x its
-  // scale. Extended sums of equal level and scale add with add(). The words
-  // do not depend on how the steps are split across calls or sums, because
-  // everything before mod_down is exact modular arithmetic.
+  // CkksEngine::encode_extended at a.level (null: times 1, scale 1), and
+  // sum.scale = a.scale x its scale. Extended sums of equal level and scale
+  // add with add() and multiply by extended plaintexts with
+  // multiply_plain(). The words do not depend on how the steps are split
+  // across calls or sums, because everything before mod_down is exact
+  // modular arithmetic.
   void accumulate_rotations(const Ciphertext& a, const std::vector<int>& steps,
                             const std::vector<const Plaintext*>& extended_plains, Ciphertext& sum) const;
+  // The terms themselves, one extended ciphertext per step (decomposed
+  // once): BSGS keeps its baby steps so and reuses them in every inner sum.
+  std::vector<Ciphertext> rotate_many_extended(const Ciphertext& a, const std::vector<int>& steps) const;
   // Divides an extended sum by P with rounding: a 2-part ciphertext over
   // rows level..L with the sum's scale.
   Ciphertext mod_down(const Ciphertext& extended_sum) const;
@@ -101,6 +106,14 @@ class Evaluator {
   std::vector<Ciphertext> apply_galois(const Ciphertext& a,
                                        const std::vector<std::uint64_t>& galois_elements) const;
   const RnsScaleDown& rescale_schedule(int level) const;
+  struct RotationKey {
+    const KeySwitchKey* key;                     // null for step 0
+    const std::vector<std::uint32_t>* table;
+  };
+  std::vector<RotationKey> prepare_rotations(const Ciphertext& a, const std::vector<int>& steps,
+                                             const char* op) const;
+  void rotation_term(const Ciphertext& a, const RotationKey& key, RnsPoly& term0, RnsPoly& term1,
+                     RnsPoly& scratch) const;
 
   const CkksEngine& engine_;
   KeySwitchScheduleCache schedules_;

@@ -35,69 +35,105 @@ void lift_by_p(const RnsPoly& in, const KeySwitchSchedule& schedule, const RnsBa
 
 }  // namespace
 
+// Looks every key up before any work (a missing one fails fast), then
+// decomposes `a` once when some step needs a key switch.
+std::vector<Evaluator::RotationKey> Evaluator::prepare_rotations(const Ciphertext& a, const std::vector<int>& steps,
+                                                                 const char* op) const {
+  if (a.size() != 2) {
+    throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.size()) +
+                          " parts (expected 2, preset " + engine_.preset().name + ")");
+  }
+  std::vector<RotationKey> keys;
+  bool any_switch = false;
+  for (int step : steps) {
+    const std::uint64_t g = engine_.galois_element_for_step(step);
+    if (g == 1) {
+      keys.push_back({nullptr, nullptr});
+      continue;
+    }
+    keys.push_back({&engine_.galois_key(g), &engine_.galois_permutation(g)});
+    any_switch = true;
+  }
+  if (any_switch) switcher_.extend(schedules_.at(a.level), a.parts[1]);
+  return keys;
+}
+
+// (P sigma(c0) + IP_b, IP_a), the rotation before its ModDown; for step 0
+// (no key) P x a itself.
+void Evaluator::rotation_term(const Ciphertext& a, const RotationKey& key, RnsPoly& term0, RnsPoly& term1,
+                              RnsPoly& scratch) const {
+  const KeySwitchSchedule& schedule = schedules_.at(a.level);
+  const RnsBasis& basis = engine_.rns_basis();
+  if (!key.key) {
+    lift_by_p(a.parts[0], schedule, basis, term0);
+    lift_by_p(a.parts[1], schedule, basis, term1);
+    return;
+  }
+  switcher_.inner_product(schedule, *key.key, key.table, term0.data(), term1.data());
+  apply_galois_ntt(a.parts[0], *key.table, scratch);
+  add_scaled_by_p(scratch, schedule, basis, term0);
+}
+
 void Evaluator::accumulate_rotations(const Ciphertext& a, const std::vector<int>& steps,
                                      const std::vector<const Plaintext*>& extended_plains, Ciphertext& sum) const {
   const Preset& preset = engine_.preset();
   const RnsBasis& basis = engine_.rns_basis();
-  if (a.size() != 2) {
-    throw InvalidArgument("accumulate_rotations: a ciphertext of " + std::to_string(a.size()) +
-                          " parts (expected 2, preset " + preset.name + ")");
-  }
   if (steps.empty() || steps.size() != extended_plains.size()) {
     throw InvalidArgument("accumulate_rotations: " + std::to_string(steps.size()) + " steps and " +
                           std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
   }
   const KeySwitchSchedule& schedule = schedules_.at(a.level);
   const ntt::RowRange ext = schedule.extended_rows;
-  const double scale = a.scale * extended_plains.front()->scale;
+  auto plain_scale = [](const Plaintext* plain) { return plain ? plain->scale : 1.0; };
+  const double scale = a.scale * plain_scale(extended_plains.front());
   for (const Plaintext* plain : extended_plains) {
-    if (plain->level != a.level || plain->poly.first_row() != ext.first || plain->poly.row_count() != ext.count ||
-        !plain->poly.ntt_form()) {
+    if (plain && (plain->level != a.level || plain->poly.first_row() != ext.first ||
+                  plain->poly.row_count() != ext.count || !plain->poly.ntt_form())) {
       throw InvalidArgument("accumulate_rotations: plaintexts must come from encode_extended at level " +
                             std::to_string(a.level) + " (preset " + preset.name + ")");
     }
-    if (std::fabs(a.scale * plain->scale - scale) > 1e-9 * scale) {
+    if (std::fabs(a.scale * plain_scale(plain) - scale) > 1e-9 * scale) {
       throw InvalidArgument("accumulate_rotations: the plaintexts' scales differ (preset " + preset.name + ")");
     }
   }
-  // Every key is looked up before any work, so a missing one fails fast.
-  std::vector<const KeySwitchKey*> keys;
-  std::vector<const std::vector<std::uint32_t>*> tables;
-  for (int step : steps) {
-    const std::uint64_t g = engine_.galois_element_for_step(step);
-    keys.push_back(g == 1 ? nullptr : &engine_.galois_key(g));
-    tables.push_back(g == 1 ? nullptr : &engine_.galois_permutation(g));
-  }
-  if (sum.parts.empty()) {
-    sum = Ciphertext{{RnsPoly(ext.first, ext.count, a.parts[0].n(), true),
-                      RnsPoly(ext.first, ext.count, a.parts[0].n(), true)},
-                     a.level, scale};
-  } else if (sum.level != a.level || sum.size() != 2 || sum.parts[0].row_count() != ext.count ||
-             std::fabs(sum.scale - scale) > 1e-9 * scale) {
+  if (!sum.parts.empty() && (sum.level != a.level || sum.size() != 2 || sum.parts[0].row_count() != ext.count ||
+                             std::fabs(sum.scale - scale) > 1e-9 * scale)) {
     throw InvalidArgument("accumulate_rotations: the sum is not an extended sum at level " +
                           std::to_string(a.level) + " with scale a.scale x plaintext scale (preset " +
                           preset.name + ")");
   }
-  bool any_switch = false;
-  for (const KeySwitchKey* key : keys) any_switch = any_switch || key;
-  if (any_switch) switcher_.extend(schedule, a.parts[1]);
-
+  const std::vector<RotationKey> keys = prepare_rotations(a, steps, "accumulate_rotations");
   const std::size_t n = a.parts[0].n();
-  RnsPoly term0(ext.first, ext.count, n, true), term1(ext.first, ext.count, n, true), rotated0;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (!keys[i]) {
-      // Step 0: P x a itself.
-      lift_by_p(a.parts[0], schedule, basis, term0);
-      lift_by_p(a.parts[1], schedule, basis, term1);
-    } else {
-      // (P sigma(c0) + IP_b, IP_a): the rotation before its ModDown.
-      switcher_.inner_product(schedule, *keys[i], tables[i], term0.data(), term1.data());
-      apply_galois_ntt(a.parts[0], *tables[i], rotated0);
-      add_scaled_by_p(rotated0, schedule, basis, term0);
-    }
-    multiply_add_inplace(sum.parts[0], term0, extended_plains[i]->poly, basis);
-    multiply_add_inplace(sum.parts[1], term1, extended_plains[i]->poly, basis);
+  if (sum.parts.empty()) {
+    sum = Ciphertext{{RnsPoly(ext.first, ext.count, n, true), RnsPoly(ext.first, ext.count, n, true)}, a.level,
+                     scale};
   }
+  RnsPoly term0(ext.first, ext.count, n, true), term1(ext.first, ext.count, n, true), scratch;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    rotation_term(a, keys[i], term0, term1, scratch);
+    if (extended_plains[i]) {
+      multiply_add_inplace(sum.parts[0], term0, extended_plains[i]->poly, basis);
+      multiply_add_inplace(sum.parts[1], term1, extended_plains[i]->poly, basis);
+    } else {
+      add_inplace(sum.parts[0], term0, basis);
+      add_inplace(sum.parts[1], term1, basis);
+    }
+  }
+}
+
+std::vector<Ciphertext> Evaluator::rotate_many_extended(const Ciphertext& a, const std::vector<int>& steps) const {
+  const std::vector<RotationKey> keys = prepare_rotations(a, steps, "rotate_many_extended");
+  const ntt::RowRange ext = schedules_.at(a.level).extended_rows;
+  const std::size_t n = a.parts[0].n();
+  std::vector<Ciphertext> terms;
+  RnsPoly scratch;
+  for (const RotationKey& key : keys) {
+    Ciphertext term{{RnsPoly(ext.first, ext.count, n, true), RnsPoly(ext.first, ext.count, n, true)}, a.level,
+                    a.scale};
+    rotation_term(a, key, term.parts[0], term.parts[1], scratch);
+    terms.push_back(std::move(term));
+  }
+  return terms;
 }
 
 Ciphertext Evaluator::mod_down(const Ciphertext& extended_sum) const {

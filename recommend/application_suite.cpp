@@ -52,7 +52,8 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
   } else {
     const int g = fhe::workloads::bsgs_baby_steps(c.dim);
     rotations = std::to_string(g - 1) + " baby-step rotations" + hoist + ", " +
-                std::to_string(c.dim / g - 1) + " giant-step rotations of the inner sums";
+                std::to_string(c.dim / g - 1) + " giant-step rotations of the inner sums" +
+                (lazy ? " (each inner sum over QP, one ModDown, then its rotation before ModDown)" : "");
   }
   const std::string rescales =
       lazy ? "every product summed over the extended rows QP, then one ModDown and one rescale"

@@ -65,13 +65,19 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * (lazy ? extended_part_bytes
                                                                                   : q_rows * row_bytes)});
   // Per worker: the hoisted digits over QP rows, then either the chunk's
-  // rotated ciphertexts with a running product and sum, or (lazy) a
-  // 2-part extended sum and its ModDown scratch; lazy adds the ModDown and
-  // rescale outputs once.
+  // rotated ciphertexts with a running product and sum, or (lazy) two
+  // 2-part extended sums (bsgs: and its inner sum after ModDown); lazy adds
+  // the ModDown and rescale outputs once (bsgs: and the g extended baby steps).
+  const bool bsgs = config.method == MatvecMethod::bsgs;
+  const std::size_t ciphertext = ciphertext_bytes(preset, 0);
   const std::size_t digits = static_cast<std::size_t>(preset.dnum()) * preset.qp_rows() * row_bytes;
-  const std::size_t per_worker = lazy ? 4 * extended_part_bytes : (chunk + 2) * ciphertext_bytes(preset, 0);
-  plan.items.push_back({"workspaces", workers * (digits + per_worker) +
-                                          (lazy ? 2 * ciphertext_bytes(preset, 0) : 0)});
+  const std::size_t per_worker =
+      lazy ? 4 * extended_part_bytes + (bsgs ? ciphertext : 0) : (chunk + 2) * ciphertext;
+  const std::size_t once =
+      lazy ? 2 * ciphertext + (bsgs ? static_cast<std::size_t>(bsgs_baby_steps(config.dim)) * 2 * extended_part_bytes
+                                    : 0)
+           : 0;
+  plan.items.push_back({"workspaces", workers * (digits + per_worker) + once});
   return plan;
 }
 

@@ -521,42 +521,25 @@ Plaintext CudaEvaluator::decrypt(const CudaCiphertext& a) const {
 
 // ---- sums of rotations with one ModDown ------------------------------------
 
-void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
-                                         const std::vector<const CudaCiphertext*>& extended_plains,
-                                         CudaCiphertext& sum) const {
-  const char* op = "accumulate_rotations";
-  check_parts(a, 2, 2, op, engine_);
-  check_extended(sum, op);
-  if (steps.empty() || steps.size() != extended_plains.size()) {
-    throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps and " +
-                          std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
-  }
-  const int level = a.level;
-  const double scale = a.scale * extended_plains.front()->scale;
-  for (const CudaCiphertext* plain : extended_plains) {
-    check_extended(*plain, op);
-    if (plain->parts != 1 || plain->level != level || std::fabs(a.scale * plain->scale - scale) > 1e-9 * scale) {
-      throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
-                            "scale at " + where(engine_, op, level));
-    }
-  }
-  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level || std::fabs(sum.scale - scale) > 1e-9 * scale)) {
-    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
-                          where(engine_, op, level) + ")");
-  }
-  std::vector<const cuda::DeviceSwitchKey*> keys;  // every key checked before any work
+std::vector<const cuda::DeviceSwitchKey*> CudaEvaluator::prepare_rotations(const CudaCiphertext& a,
+                                                                          const std::vector<int>& steps) const {
+  std::vector<const cuda::DeviceSwitchKey*> keys;
   bool any_switch = false;
   for (int step : steps) {
     const std::uint64_t element = engine_.galois_element_for_step(step);
     keys.push_back(element == 1 ? nullptr : &galois_key(element));
     any_switch = any_switch || keys.back();
   }
-  if (any_switch) extend(a.part(1), level);
-  const cuda::LevelConstants& c = level_constants(level);
-  const bool accumulate = sum.parts != 0;
-  sum.parts = 2;
-  sum.level = level;
-  sum.scale = scale;
+  if (any_switch) extend(a.part(1), a.level);
+  return keys;
+}
+
+// Terms [first, first + count) of `keys` x `plains` into `sum` (already
+// shaped: 2 parts at a.level), in launches of kMaxRotationTerms.
+void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                                 const std::vector<const CudaCiphertext*>& plains, std::size_t first,
+                                 std::size_t count, bool accumulate, CudaCiphertext& sum) const {
+  const cuda::LevelConstants& c = level_constants(a.level);
   cuda::ExtendedSumArgs args;
   args.extended = extended_.data();
   args.digits = c.digit_count;
@@ -569,21 +552,111 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
   args.sum_b = sum.part(0);
   args.sum_a = sum.part(1);
   args.accumulate = accumulate;
-  args.first_row = static_cast<std::size_t>(level);
+  args.first_row = static_cast<std::size_t>(a.level);
   args.q_rows = a.rows();
   args.rows = a.rows() + p_rows_;
   args.log_n = log_n_;
   args.moduli = moduli_.data();
-  for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
-    const std::size_t count = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
+  for (std::size_t start = first; start < first + count; start += cuda::kMaxRotationTerms) {
+    const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, first + count - start);
     cuda::RotationTerm terms[cuda::kMaxRotationTerms];
-    for (std::size_t t = 0; t < count; ++t) {
+    for (std::size_t t = 0; t < batch; ++t) {
       const cuda::DeviceSwitchKey* key = keys[start + t];
+      const CudaCiphertext* plain = plains.empty() ? nullptr : plains[start + t];
       terms[t] = {key ? key->words.data() : nullptr, key ? key->galois_table.data() : nullptr,
-                  extended_plains[start + t]->data()};
+                  plain ? plain->data() : nullptr};
     }
-    cuda::launch_rotation_terms(terms, static_cast<int>(count), args, stream());
+    cuda::launch_rotation_terms(terms, static_cast<int>(batch), args, stream());
     args.accumulate = true;
+  }
+}
+
+void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         const std::vector<const CudaCiphertext*>& extended_plains,
+                                         CudaCiphertext& sum) const {
+  const char* op = "accumulate_rotations";
+  check_parts(a, 2, 2, op, engine_);
+  check_extended(sum, op);
+  if (steps.empty() || steps.size() != extended_plains.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps and " +
+                          std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
+  }
+  const int level = a.level;
+  auto plain_scale = [](const CudaCiphertext* plain) { return plain ? plain->scale : 1.0; };
+  const double scale = a.scale * plain_scale(extended_plains.front());
+  for (const CudaCiphertext* plain : extended_plains) {
+    if (plain) check_extended(*plain, op);
+    if ((plain && (plain->parts != 1 || plain->level != level)) ||
+        std::fabs(a.scale * plain_scale(plain) - scale) > 1e-9 * scale) {
+      throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
+                            "scale at " + where(engine_, op, level));
+    }
+  }
+  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level || std::fabs(sum.scale - scale) > 1e-9 * scale)) {
+    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
+                          where(engine_, op, level) + ")");
+  }
+  const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, steps);
+  const bool accumulate = sum.parts != 0;
+  sum.parts = 2;
+  sum.level = level;
+  sum.scale = scale;
+  launch_terms(a, keys, extended_plains, 0, steps.size(), accumulate, sum);
+}
+
+void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         std::span<CudaCiphertext> outs) const {
+  const char* op = "rotate_many_extended";
+  check_parts(a, 2, 2, op, engine_);
+  if (outs.size() != steps.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
+                          std::to_string(steps.size()) + " steps");
+  }
+  for (const CudaCiphertext& out : outs) check_extended(out, op);
+  const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, steps);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    outs[i].parts = 2;
+    outs[i].level = a.level;
+    outs[i].scale = a.scale;
+    launch_terms(a, keys, {}, i, 1, false, outs[i]);
+  }
+}
+
+void CudaEvaluator::multiply_plain_sum(const std::vector<const CudaCiphertext*>& terms,
+                                       const std::vector<const CudaCiphertext*>& plains, CudaCiphertext& out) const {
+  const char* op = "multiply_plain_sum";
+  if (terms.empty() || terms.size() != plains.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(terms.size()) + " terms and " +
+                          std::to_string(plains.size()) + " plaintexts (one per term, at least one)");
+  }
+  const CudaCiphertext& first = *terms.front();
+  const double scale = first.scale * plains.front()->scale;
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    if (terms[t]->parts != 2 || plains[t]->parts != 1 || terms[t]->level != first.level ||
+        plains[t]->level != first.level || terms[t]->max_rows() != first.max_rows() ||
+        plains[t]->max_rows() != first.max_rows() ||
+        std::fabs(terms[t]->scale * plains[t]->scale - scale) > 1e-9 * scale) {
+      throw InvalidArgument(std::string(op) + ": 2-part terms and 1-part plaintexts of one kind, level and "
+                            "product scale (" + where(engine_, op, first.level) + ")");
+    }
+  }
+  if (first.max_rows() == qp_rows_) {
+    check_extended(out, op);
+  } else {
+    check_output(out, op);
+  }
+  for (const CudaCiphertext* term : terms) {
+    if (term == &out) throw InvalidArgument(std::string(op) + ": the output must not alias a term");
+  }
+  out.parts = 2;
+  out.level = first.level;
+  out.scale = scale;
+  for (std::size_t start = 0; start < terms.size(); start += cuda::kMaxProductTerms) {
+    const std::size_t count = std::min<std::size_t>(cuda::kMaxProductTerms, terms.size() - start);
+    cuda::ProductTerm list[cuda::kMaxProductTerms];
+    for (std::size_t t = 0; t < count; ++t) list[t] = {terms[start + t]->data(), plains[start + t]->data()};
+    cuda::launch_products_sum(list, static_cast<int>(count), start > 0, out.data(),
+                              static_cast<std::size_t>(first.level), first.rows(), log_n_, moduli_.data(), stream());
   }
 }
 

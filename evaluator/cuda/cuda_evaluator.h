@@ -116,6 +116,15 @@ class CudaEvaluator {
   CudaCiphertext make_extended(std::size_t capacity_parts = 2) const;
   void accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
                             const std::vector<const CudaCiphertext*>& extended_plains, CudaCiphertext& sum) const;
+  // A null plaintext multiplies by 1 (scale 1).
+  // The terms themselves, outs[i] for steps[i], decomposed once (BSGS keeps
+  // its baby steps so): outs are make_extended buffers.
+  void rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
+                            std::span<CudaCiphertext> outs) const;
+  // out = sum_t terms[t] (.) plains[t]: extended terms times extended
+  // plaintexts (BSGS's inner sums), in launches of cuda::kMaxProductTerms.
+  void multiply_plain_sum(const std::vector<const CudaCiphertext*>& terms,
+                          const std::vector<const CudaCiphertext*>& plains, CudaCiphertext& out) const;
   // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
   void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
 
@@ -129,6 +138,13 @@ class CudaEvaluator {
   const cuda::DeviceSwitchKey& galois_key(std::uint64_t element) const;
   void check_output(const CudaCiphertext& out, const char* op) const;
   void check_extended(const CudaCiphertext& x, const char* op) const;
+  // Galois keys of `steps` (null for step 0), all looked up before any work;
+  // decomposes `a` when one is needed. Then the extended-sum kernel's arguments.
+  std::vector<const cuda::DeviceSwitchKey*> prepare_rotations(const CudaCiphertext& a,
+                                                               const std::vector<int>& steps) const;
+  void launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                    const std::vector<const CudaCiphertext*>& plains, std::size_t first, std::size_t count,
+                    bool accumulate, CudaCiphertext& sum) const;
   // ModDown of x0/x1 (Q rows of the level) whose P rows sit in `p_rows`
   // (part j at j * extended rows * n; transformed in place), plus addends.
   void mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1, std::uint64_t* p_rows,

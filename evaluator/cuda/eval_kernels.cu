@@ -167,12 +167,38 @@ __global__ void rotation_terms_kernel(RotationTermList list, int count, Extended
       b = mul_shoup(s.c0[i], p, p_shoup, q);
       a = mul_shoup(s.c1[i], p, p_shoup, q);
     }
-    const u64 plain = term.plain[i];
-    sum_b = add_mod(sum_b, mul_mod(b, plain, m), q);
-    sum_a = add_mod(sum_a, mul_mod(a, plain, m), q);
+    if (term.plain) {
+      b = mul_mod(b, term.plain[i], m);
+      a = mul_mod(a, term.plain[i], m);
+    }
+    sum_b = add_mod(sum_b, b, q);
+    sum_a = add_mod(sum_a, a, q);
   }
   s.sum_b[i] = sum_b;
   s.sum_a[i] = sum_a;
+}
+
+struct ProductTermList {
+  ProductTerm term[kMaxProductTerms];
+};
+
+__global__ void products_sum_kernel(ProductTermList list, int count, bool accumulate, u64* __restrict__ out,
+                                    std::size_t first_row, std::size_t rows, int log_n,
+                                    const DeviceModulus* __restrict__ moduli) {
+  const std::size_t n = std::size_t{1} << log_n;
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t r = blockIdx.y;
+  if (k >= n) return;
+  const std::size_t i = r * n + k, part = rows * n;
+  const DeviceModulus m = moduli[first_row + r];
+  u64 sum0 = accumulate ? out[i] : 0, sum1 = accumulate ? out[part + i] : 0;
+  for (int t = 0; t < count; ++t) {
+    const u64 plain = list.term[t].plain[i];
+    sum0 = add_mod(sum0, mul_mod(list.term[t].term[i], plain, m), m.value);
+    sum1 = add_mod(sum1, mul_mod(list.term[t].term[part + i], plain, m), m.value);
+  }
+  out[i] = sum0;
+  out[part + i] = sum1;
 }
 
 struct ScaleDownItems {
@@ -268,6 +294,15 @@ void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedS
   const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));
   rotation_terms_kernel<<<grid, kBlock, 0, stream>>>(list, count, args);
   FHE_CUDA_CHECK_LAUNCH("rotation_terms_kernel");
+}
+
+void launch_products_sum(const ProductTerm* terms, int count, bool accumulate, u64* out, std::size_t first_row,
+                         std::size_t rows, int log_n, const DeviceModulus* moduli, cudaStream_t stream) {
+  ProductTermList list;
+  for (int t = 0; t < count && t < kMaxProductTerms; ++t) list.term[t] = terms[t];
+  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(rows));
+  products_sum_kernel<<<grid, kBlock, 0, stream>>>(list, count, accumulate, out, first_row, rows, log_n, moduli);
+  FHE_CUDA_CHECK_LAUNCH("products_sum_kernel");
 }
 
 void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,

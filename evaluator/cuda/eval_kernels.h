@@ -63,7 +63,7 @@ void launch_inner_product(const std::uint64_t* extended, int digits, const std::
 struct RotationTerm {
   const std::uint64_t* key = nullptr;         // components x 2 x key_rows x n, or null
   const std::uint32_t* table = nullptr;       // the key's NTT-domain permutation
-  const std::uint64_t* plain = nullptr;       // extended plaintext, rows x n
+  const std::uint64_t* plain = nullptr;       // extended plaintext, rows x n; null: times 1
 };
 inline constexpr int kMaxRotationTerms = 16;  // terms per launch (kernel parameter space)
 struct ExtendedSumArgs {
@@ -83,6 +83,18 @@ struct ExtendedSumArgs {
 };
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
                            cudaStream_t stream);
+
+// out (+)= sum_t term_t (.) plain_t over `rows` rows (ids first_row..) of
+// 2-part terms (part stride rows x n) and 1-part plaintexts: BSGS's inner
+// sums of stored extended baby steps.
+struct ProductTerm {
+  const std::uint64_t* term = nullptr;
+  const std::uint64_t* plain = nullptr;
+};
+inline constexpr int kMaxProductTerms = 16;  // terms per launch
+void launch_products_sum(const ProductTerm* terms, int count, bool accumulate, std::uint64_t* out,
+                         std::size_t first_row, std::size_t rows, int log_n, const DeviceModulus* moduli,
+                         cudaStream_t stream);
 
 // Final step of RnsScaleDown for `items` polynomials:
 // out_i[r][k] = (x_i[r][k] - conv_i[r][k]) * [D^-1] (+ addend_i[r][table ? table[k] : k] when

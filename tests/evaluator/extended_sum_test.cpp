@@ -49,6 +49,23 @@ TEST_F(ExtendedSum, TimesOneItIsRotateWordForWord) {
   EXPECT_EQ(evaluator->mod_down(both), evaluator->add(ct, evaluator->rotate(ct, 3)));
 }
 
+TEST_F(ExtendedSum, NullPlaintextAndStoredTermsAreTimesOne) {
+  const Plaintext one = extended_one(engine, *evaluator, 0);
+  Ciphertext with_one, with_null;
+  evaluator->accumulate_rotations(ct, {2, 0}, {&one, &one}, with_one);
+  evaluator->accumulate_rotations(ct, {2, 0}, {nullptr, nullptr}, with_null);
+  EXPECT_EQ(with_null, with_one);
+  const std::vector<Ciphertext> terms = evaluator->rotate_many_extended(ct, {0, 3});
+  ASSERT_EQ(terms.size(), 2u);
+  EXPECT_EQ(evaluator->mod_down(terms[0]), ct);
+  EXPECT_EQ(evaluator->mod_down(terms[1]), evaluator->rotate(ct, 3));
+  // A stored term times a plaintext is the accumulated term.
+  const Plaintext half = engine.encode_extended(std::vector<double>(engine.slot_count(), 0.5));
+  Ciphertext accumulated;
+  evaluator->accumulate_rotations(ct, {3}, {&half}, accumulated);
+  EXPECT_EQ(evaluator->multiply_plain(terms[1], half), accumulated);
+}
+
 TEST_F(ExtendedSum, AtALowerLevelToo) {
   const Ciphertext low = evaluator->drop_level(ct, 2);
   const Plaintext one = extended_one(engine, *evaluator, 2);

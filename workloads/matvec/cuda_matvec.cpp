@@ -106,7 +106,8 @@ struct CudaMatvec::Worker {
   // Term accumulation, the bsgs inner sum and its giant-step rotation, and
   // the worker's partial sum.
   CudaCiphertext product, pending, rescaled, inner, rotated_inner, sum;
-  CudaCiphertext extended_sum;  // lazy-moddown: the worker's sum before ModDown
+  CudaCiphertext extended_sum;    // lazy-moddown: the worker's sum before ModDown
+  CudaCiphertext inner_extended;  // lazy-moddown bsgs: an inner sum before its ModDown
   std::pair<int, int> range;  // diagonals (diagonal) or giant steps (bsgs)
   bool has_sum = false;       // set while enqueueing (metadata, not data)
   OrderEvent fork, join;
@@ -170,14 +171,15 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
       worker->rotated_inner = two_part();
     }
     if (lazy) worker->extended_sum = worker->evaluator->make_extended();
+    if (lazy && bsgs) worker->inner_extended = worker->evaluator->make_extended();
     worker->range = ranges[static_cast<std::size_t>(w)];
     workers_.push_back(std::move(worker));
   }
   input_ = two_part();
-  if (bsgs) {
-    for (int i = 1; i < g; ++i) baby_.push_back(two_part());
-  }
   const CudaEvaluator& main = *workers_[0]->evaluator;
+  if (bsgs) {
+    for (int i = lazy ? 0 : 1; i < g; ++i) baby_.push_back(lazy ? main.make_extended() : two_part());
+  }
   for (int s = 0; s < config_.dim; ++s) {
     if (!share_uses_diagonal(config_, share_, s)) {
       diagonals_.emplace_back();  // another rank's: never read here
@@ -339,7 +341,41 @@ void CudaMatvec::enqueue_diagonal() {
   join_and_reduce();
 }
 
+void CudaMatvec::enqueue_bsgs_lazy() {
+  const int g = bsgs_baby_steps(config_.dim);
+  const CudaEvaluator& main = *workers_[0]->evaluator;
+  // Baby steps 0..g-1 kept before their ModDown, one decomposition per chunk.
+  for (int chunk = 0; chunk < g; chunk += config_.hoist) {
+    std::vector<int> steps;
+    for (int i = chunk; i < std::min(g, chunk + config_.hoist); ++i) steps.push_back(i);
+    main.rotate_many_extended(input_, steps, std::span<CudaCiphertext>(baby_.data() + chunk, steps.size()));
+  }
+  std::vector<const CudaCiphertext*> baby;
+  for (const CudaCiphertext& term : baby_) baby.push_back(&term);
+  // Per giant step (across workers): the inner sum over QP, its ModDown, and
+  // its giant rotation added before ITS ModDown (Evaluator: run_bsgs_lazy).
+  fork();
+  for (auto& worker_ptr : workers_) {
+    Worker& worker = *worker_ptr;
+    const CudaEvaluator& ev = *worker.evaluator;
+    worker.extended_sum.parts = 0;
+    for (int j = worker.range.first; j < worker.range.second; ++j) {
+      std::vector<const CudaCiphertext*> diagonals;
+      for (int i = 0; i < g; ++i) diagonals.push_back(&diagonals_[static_cast<std::size_t>(j * g + i)]);
+      ev.multiply_plain_sum(baby, diagonals, worker.inner_extended);
+      ev.mod_down(worker.inner_extended, worker.inner);
+      ev.accumulate_rotations(worker.inner, {j * g}, {nullptr}, worker.extended_sum);
+    }
+    worker.has_sum = worker.extended_sum.parts != 0;
+  }
+  join_and_reduce();
+}
+
 void CudaMatvec::enqueue_bsgs() {
+  if (config_.policy == DiagonalPolicy::lazy_moddown) {
+    enqueue_bsgs_lazy();
+    return;
+  }
   const int g = bsgs_baby_steps(config_.dim);
   const CudaEvaluator& main = *workers_[0]->evaluator;
   // Baby steps on the main stream, one hoisted decomposition per chunk.

@@ -103,6 +103,7 @@ class CudaMatvec {
   void enqueue();
   void enqueue_diagonal();
   void enqueue_bsgs();
+  void enqueue_bsgs_lazy();
   void fork();
   void join_and_reduce();
 
@@ -115,6 +116,7 @@ class CudaMatvec {
   std::vector<CudaCiphertext> diagonals_;         // 1 part each, level 0; only the share's are allocated
   CudaCiphertext input_;                          // the fixed staging buffer
   std::vector<CudaCiphertext> baby_;              // bsgs: rotations 1..g-1 of the input
+                                                  // (lazy-moddown: 0..g-1, extended)
   struct Graph;
   std::unique_ptr<Graph> graph_;
 };

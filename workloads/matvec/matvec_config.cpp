@@ -41,10 +41,6 @@ void validate(const MatvecConfig& config, std::size_t slots) {
   if (config.hoist < 1) throw InvalidArgument("--hoist must be at least 1");
   if (config.batch < 1) throw InvalidArgument("--batch must be at least 1");
   if (config.workers < 1) throw InvalidArgument("--workers must be at least 1");
-  if (config.policy == DiagonalPolicy::lazy_moddown && config.method != MatvecMethod::diagonal) {
-    throw InvalidArgument("--policy lazy-moddown applies to --method diagonal (BSGS rotates each inner sum "
-                          "after its ModDown)");
-  }
 }
 
 }  // namespace fhe::workloads

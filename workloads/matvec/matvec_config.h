@@ -12,10 +12,12 @@ namespace fhe::workloads {
 enum class MatvecMethod { diagonal, bsgs };
 // batch: B products summed in the NTT domain, then one rescale per batch.
 // loop: multiply, rescale and add term by term.
-// lazy_moddown (diagonal method only): every rotation stays before its
-// ModDown, times the diagonal encoded over the extended rows QP; the sum
-// pays one ModDown and one rescale (double hoisting). Fewer NTTs, other
-// rounding, so its words differ from batch/loop within the tolerance.
+// lazy_moddown: every rotation stays before its ModDown, times the diagonal
+// encoded over the extended rows QP, and the sum pays one ModDown and one
+// rescale (double hoisting). BSGS: the baby steps stay so; each inner sum
+// gets one ModDown before its giant rotation, which is again summed before
+// the final ModDown. Fewer NTTs, other rounding, so the words differ from
+// batch/loop within the tolerance.
 enum class DiagonalPolicy { batch, loop, lazy_moddown };
 
 struct MatvecConfig {

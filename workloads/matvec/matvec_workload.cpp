@@ -176,7 +176,33 @@ Ciphertext MatvecWorkload::run_diagonal_lazy(const Ciphertext& input) const {
   return main.rescale(main.mod_down(reduce_partials(main, run_partitioned(config_.dim, config_.workers, work))));
 }
 
+Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
+  const int g = bsgs_baby_steps(config_.dim);
+  const Evaluator& main = *evaluators_[0];
+  // Baby steps 0..g-1 kept before their ModDown, decomposed once per chunk.
+  std::vector<Ciphertext> baby;
+  for (int chunk = 0; chunk < g; chunk += config_.hoist) {
+    std::vector<int> steps;
+    for (int i = chunk; i < std::min(g, chunk + config_.hoist); ++i) steps.push_back(i);
+    for (Ciphertext& term : main.rotate_many_extended(input, steps)) baby.push_back(std::move(term));
+  }
+  // Per giant step: the inner sum over QP, its one ModDown, then its giant
+  // rotation added before ITS ModDown; one ModDown and rescale at the end.
+  auto work = [&](int w, int begin, int end) -> std::optional<Ciphertext> {
+    const Evaluator& worker = *evaluators_[w];
+    Ciphertext sum;
+    for (int j = begin; j < end; ++j) {
+      Ciphertext inner = worker.multiply_plain(baby[0], diagonals_[j * g]);
+      for (int i = 1; i < g; ++i) inner = worker.add(inner, worker.multiply_plain(baby[i], diagonals_[j * g + i]));
+      worker.accumulate_rotations(worker.mod_down(inner), {j * g}, {nullptr}, sum);
+    }
+    return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
+  };
+  return main.rescale(main.mod_down(reduce_partials(main, run_partitioned(config_.dim / g, config_.workers, work))));
+}
+
 Ciphertext MatvecWorkload::run_bsgs(const Ciphertext& input) const {
+  if (config_.policy == DiagonalPolicy::lazy_moddown) return run_bsgs_lazy(input);
   const int g = bsgs_baby_steps(config_.dim);
   const int giants = config_.dim / g;
   // Baby steps: one hoisted decomposition per chunk of `hoist` rotations.

@@ -37,6 +37,7 @@ class MatvecWorkload {
   Ciphertext run_diagonal(const Ciphertext& input) const;
   Ciphertext run_diagonal_lazy(const Ciphertext& input) const;
   Ciphertext run_bsgs(const Ciphertext& input) const;
+  Ciphertext run_bsgs_lazy(const Ciphertext& input) const;
 
   CkksEngine& engine_;
   MatvecConfig config_;

@@ -126,6 +126,30 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     gpu.mod_down(device_sum, out);
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host_sum))) << "mod_down";
     EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "mod_down keeps the sum";
+
+    // Stored terms (BSGS baby steps), their plaintext-weighted sum, and a
+    // null plaintext (times 1).
+    const std::vector<int> baby = {0, 1, 2, 4};
+    const std::vector<Ciphertext> host_terms = cpu.rotate_many_extended(cx, baby);
+    std::vector<CudaCiphertext> device_terms;
+    for (std::size_t i = 0; i < baby.size(); ++i) device_terms.push_back(gpu.make_extended());
+    gpu.rotate_many_extended(dx, baby, device_terms);
+    Ciphertext host_products = cpu.multiply_plain(host_terms[0], plains[0]);
+    std::vector<const CudaCiphertext*> term_list, plain_list;
+    for (std::size_t i = 0; i < baby.size(); ++i) {
+      EXPECT_TRUE(testing::same_words(gpu.download(device_terms[i]), host_terms[i])) << "term " << baby[i];
+      if (i > 0) host_products = cpu.add(host_products, cpu.multiply_plain(host_terms[i], plains[i]));
+      term_list.push_back(&device_terms[i]);
+      plain_list.push_back(&device_plains[i]);
+    }
+    CudaCiphertext device_products = gpu.make_extended();
+    gpu.multiply_plain_sum(term_list, plain_list, device_products);
+    EXPECT_TRUE(testing::same_words(gpu.download(device_products), host_products)) << "multiply_plain_sum";
+    Ciphertext host_plain_ones;
+    cpu.accumulate_rotations(cx, {4, 0}, {nullptr, nullptr}, host_plain_ones);
+    CudaCiphertext device_plain_ones = gpu.make_extended();
+    gpu.accumulate_rotations(dx, {4, 0}, {nullptr, nullptr}, device_plain_ones);
+    EXPECT_TRUE(testing::same_words(gpu.download(device_plain_ones), host_plain_ones)) << "null plaintexts";
   }
 
   // Level-specific key switching: drop to level 3, then key switch there.

@@ -92,10 +92,6 @@ TEST_P(CudaMatvecMethods, TwoWorkersAgreeWithOne) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Methods, CudaMatvecMethods,
-                         ::testing::Values(MatvecMethod::diagonal, MatvecMethod::bsgs),
-                         [](const auto& info) { return std::string(method_name(info.param)); });
-
 TEST(CudaMatvec, BsgsAgreesWithDiagonal) {
   FHE_SKIP_WITHOUT_GPU();
   const MatvecConfig diagonal = small_config(MatvecMethod::diagonal), bsgs = small_config(MatvecMethod::bsgs);
@@ -109,13 +105,15 @@ TEST(CudaMatvec, BsgsAgreesWithDiagonal) {
 }
 
 // lazy-moddown adds every partial sum before its one ModDown, so one worker
-// with all 16 terms per call (two launches) and three workers with chunks of
-// 4 give the CPU's words, in graph replays and eager runs alike.
-TEST(CudaMatvec, LazyModDownMatchesCpuWordsForAnyWorkerCount) {
+// with all terms per call and several workers with chunks of 4 give the
+// CPU's words, in graph replays and eager runs alike (diagonal: 16 terms in
+// one launch; BSGS: 4 stored baby steps, 4 giant steps).
+TEST_P(CudaMatvecMethods, LazyModDownMatchesCpuWordsForAnyWorkerCount) {
   FHE_SKIP_WITHOUT_GPU();
-  MatvecConfig one = small_config(MatvecMethod::diagonal, 1, DiagonalPolicy::lazy_moddown);
+  MatvecConfig one = small_config(GetParam(), 1, DiagonalPolicy::lazy_moddown);
   one.hoist = 16;
-  const MatvecConfig three = small_config(MatvecMethod::diagonal, 3, DiagonalPolicy::lazy_moddown);
+  const MatvecConfig three = small_config(GetParam(), GetParam() == MatvecMethod::bsgs ? 2 : 3,
+                                          DiagonalPolicy::lazy_moddown);
   const auto owner = make_engine({one});
   CkksEngine& engine = *owner;
   CudaMatvec single(engine, one), triple(engine, three);
@@ -168,6 +166,10 @@ TEST(CudaMatvec, LaunchBeforeStageIsRefused) {
   CudaMatvec matvec(engine, config);
   EXPECT_THROW(matvec.launch(true), InvalidArgument);
 }
+
+INSTANTIATE_TEST_SUITE_P(Methods, CudaMatvecMethods,
+                         ::testing::Values(MatvecMethod::diagonal, MatvecMethod::bsgs),
+                         [](const auto& info) { return std::string(method_name(info.param)); });
 
 }  // namespace
 }  // namespace fhe::workloads

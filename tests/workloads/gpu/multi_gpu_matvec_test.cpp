@@ -111,13 +111,13 @@ TEST_P(MultiGpuMatvecMethods, TwoRanksOfTwoWorkersUnderTheLoopPolicyGiveTheOneWo
   EXPECT_TRUE(same_words(run.graph.result, one_gpu_product(run, 1)));
 }
 
-TEST(MultiGpuMatvec, TwoLazyModDownRanksGiveTheOneGpuWords) {
+TEST_P(MultiGpuMatvecMethods, TwoLazyModDownRanksGiveTheOneGpuWords) {
   FHE_SKIP_WITHOUT_GPU();
   SKIP_WITHOUT_TWO_GPUS();
   // The ranks send their sums before ModDown; rank 0 adds them and runs the
   // one ModDown and rescale, so the words equal one GPU with one worker.
   const MultiGpuMatvecResult run = run_multi_gpu_matvec(
-      small_request(MatvecMethod::diagonal, 2, DiagonalPolicy::lazy_moddown, 2), fhelium_ranks());
+      small_request(GetParam(), 2, DiagonalPolicy::lazy_moddown, 2), fhelium_ranks());
   expect_complete_measurements(run);
   EXPECT_TRUE(same_words(run.graph.result, run.eager.result));
   EXPECT_TRUE(same_words(run.graph.result, one_gpu_product(run, 1)));
