@@ -86,28 +86,21 @@ TEST(MatvecWorkload, WorkersChangeNothingUnderTheLoopPolicy) {
 }
 
 TEST(MatvecWorkload, WorkersAndChunksChangeNothingUnderLazyModDown) {
-  // Everything before the one ModDown is exact modular arithmetic.
-  MatvecConfig one{.dim = 16, .policy = DiagonalPolicy::lazy_moddown, .hoist = 16, .workers = 1};
-  MatvecConfig three = one;
-  three.workers = 3;
-  three.hoist = 2;
-  auto engine = engine_for({one});
-  MatvecWorkload a(*engine, one), b(*engine, three);
-  const auto input = a.encrypt_input();
-  const auto result = a.run(input);
-  EXPECT_EQ(result, b.run(input));
-  EXPECT_EQ(result.level, 1);  // one rescale
-  // BSGS: the giant steps' sums before ModDown add alike across workers.
-  MatvecConfig bsgs_one = one, bsgs_two = one;
-  bsgs_one.method = bsgs_two.method = MatvecMethod::bsgs;
-  bsgs_one.hoist = 4;
-  bsgs_two.workers = 2;
-  auto bsgs_engine = engine_for({bsgs_one});
-  MatvecWorkload c(*bsgs_engine, bsgs_one), d(*bsgs_engine, bsgs_two);
-  const auto bsgs_input = c.encrypt_input();
-  const auto bsgs_result = c.run(bsgs_input);
-  EXPECT_EQ(bsgs_result, d.run(bsgs_input));
-  EXPECT_EQ(bsgs_result.level, 1);
+  // Everything before the one ModDown is exact modular arithmetic (BSGS:
+  // the giant steps' sums before ModDown add alike across workers).
+  for (MatvecMethod method : {MatvecMethod::diagonal, MatvecMethod::bsgs}) {
+    const MatvecConfig one{
+        .dim = 16, .method = method, .policy = DiagonalPolicy::lazy_moddown, .hoist = 16, .workers = 1};
+    MatvecConfig other = one;
+    other.workers = method == MatvecMethod::bsgs ? 2 : 3;
+    other.hoist = 2;
+    auto engine = engine_for({one});
+    MatvecWorkload a(*engine, one), b(*engine, other);
+    const auto input = a.encrypt_input();
+    const auto result = a.run(input);
+    EXPECT_EQ(result, b.run(input)) << method_name(method);
+    EXPECT_EQ(result.level, 1) << method_name(method);  // one rescale
+  }
 }
 
 TEST(MatvecWorkload, RefusesBadConfigurationsAndMissingKeys) {

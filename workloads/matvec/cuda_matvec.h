@@ -1,6 +1,6 @@
 // The encrypted d x d matrix-vector product on one CUDA device (SPEC
-// section 7, issue 7): the same diagonal (hoisted, batch or loop policy) and
-// BSGS methods as the CPU MatvecWorkload, with
+// section 7, issue 7): the same diagonal and BSGS methods (hoisted; batch,
+// loop or lazy-moddown policy) as the CPU MatvecWorkload, with
 //   - the diagonals encoded once on the host and uploaded once;
 //   - a FIXED device input buffer and every intermediate preallocated, so
 //     the whole product is a fixed enqueue sequence;
