@@ -142,9 +142,13 @@ void CudaEvaluator::check_output(const CudaCiphertext& out, const char* op) cons
   }
 }
 
-void CudaEvaluator::check_extended(const CudaCiphertext& x, const char* op) const {
+void CudaEvaluator::check_extended(const CudaCiphertext& x, const char* op, std::size_t parts) const {
   if (x.max_rows() != qp_rows_ || x.n() != n_) {
     throw InvalidArgument(std::string(op) + ": an extended ciphertext was expected (make_extended)");
+  }
+  if (x.capacity_words() < parts * qp_rows_ * n_) {
+    throw InvalidArgument(std::string(op) + ": the extended buffer holds fewer than " + std::to_string(parts) +
+                          " parts (make_extended(" + std::to_string(parts) + "))");
   }
 }
 
@@ -196,7 +200,7 @@ Ciphertext CudaEvaluator::download(const CudaCiphertext& device) const {
 
 void CudaEvaluator::copy(const CudaCiphertext& from, CudaCiphertext& to) const {
   if (from.max_rows() == qp_rows_) {
-    check_extended(to, "copy");
+    check_extended(to, "copy", from.parts);
   } else {
     check_output(to, "copy");
   }
@@ -305,7 +309,7 @@ void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCi
     // Two extended sums (accumulate_rotations) add like ciphertexts over their rows.
     check_extended(a, "add");
     check_extended(b, "add");
-    check_extended(out, "add");
+    check_extended(out, "add", std::max(a.parts, b.parts));
   } else {
     check_output(out, "add");
   }
@@ -576,7 +580,7 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
                                          CudaCiphertext& sum) const {
   const char* op = "accumulate_rotations";
   check_parts(a, 2, 2, op, engine_);
-  check_extended(sum, op);
+  check_extended(sum, op, 2);
   if (steps.empty() || steps.size() != extended_plains.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps and " +
                           std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
@@ -612,7 +616,7 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
     throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
                           std::to_string(steps.size()) + " steps");
   }
-  for (const CudaCiphertext& out : outs) check_extended(out, op);
+  for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
   const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, steps);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     outs[i].parts = 2;
@@ -641,7 +645,7 @@ void CudaEvaluator::multiply_plain_sum(const std::vector<const CudaCiphertext*>&
     }
   }
   if (first.max_rows() == qp_rows_) {
-    check_extended(out, op);
+    check_extended(out, op, 2);
   } else {
     check_output(out, op);
   }

@@ -137,7 +137,8 @@ class CudaEvaluator {
   const cuda::LevelConstants& level_constants(int level) const;
   const cuda::DeviceSwitchKey& galois_key(std::uint64_t element) const;
   void check_output(const CudaCiphertext& out, const char* op) const;
-  void check_extended(const CudaCiphertext& x, const char* op) const;
+  // An extended buffer (make_extended) with room for `parts` parts at level 0.
+  void check_extended(const CudaCiphertext& x, const char* op, std::size_t parts = 1) const;
   // Galois keys of `steps` (null for step 0), all looked up before any work;
   // decomposes `a` when one is needed. Then the extended-sum kernel's arguments.
   std::vector<const cuda::DeviceSwitchKey*> prepare_rotations(const CudaCiphertext& a,

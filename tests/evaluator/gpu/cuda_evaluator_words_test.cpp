@@ -206,6 +206,9 @@ TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   EXPECT_THROW(gpu.add(a, a, foreign), InvalidArgument);
   EXPECT_THROW(gpu.rotate(a, 5, a), InvalidArgument);  // no key for step 5
   EXPECT_THROW(gpu.rescale(a, a), InvalidArgument);    // aliasing
+  CudaCiphertext one_part = gpu.make_extended(1);      // a plaintext buffer cannot hold a sum
+  EXPECT_THROW(gpu.accumulate_rotations(a, {1}, {nullptr}, one_part), InvalidArgument);
+  EXPECT_THROW(gpu.accumulate_rotations(a, {1}, {nullptr}, foreign), InvalidArgument);
 }
 
 }  // namespace
