@@ -185,36 +185,19 @@ Ciphertext Evaluator::drop_level(const Ciphertext& a, int target_level) const {
 
 std::vector<Ciphertext> Evaluator::apply_galois(const Ciphertext& a,
                                                 const std::vector<std::uint64_t>& galois_elements) const {
-  const Preset& preset = engine_.preset();
-  check_parts(a, "rotate", preset, 2);
-  // Look every key up before doing any work, so a missing key fails fast.
-  std::vector<const KeySwitchKey*> keys;
-  std::vector<const std::vector<std::uint32_t>*> tables;
-  bool any_switch = false;
-  for (std::uint64_t g : galois_elements) {
-    if (g == 1) {
-      keys.push_back(nullptr);
-      tables.push_back(nullptr);
-      continue;
-    }
-    keys.push_back(&engine_.galois_key(g));
-    tables.push_back(&engine_.galois_permutation(g));
-    any_switch = true;
-  }
+  const std::vector<RotationKey> keys = prepare_rotations(a, galois_elements, "rotate");
   const KeySwitchSchedule& schedule = schedules_.at(a.level);
-  if (any_switch) switcher_.extend(schedule, a.parts[1]);
-
   std::vector<Ciphertext> results;
   results.reserve(galois_elements.size());
-  for (std::size_t i = 0; i < galois_elements.size(); ++i) {
-    if (!keys[i]) {
+  for (const RotationKey& key : keys) {
+    if (!key.key) {
       results.push_back(a);
       continue;
     }
     Ciphertext out{{RnsPoly(), RnsPoly()}, a.level, a.scale};
     RnsPoly rotated0;
-    apply_galois_ntt(a.parts[0], *tables[i], rotated0);
-    switcher_.apply_key(schedule, *keys[i], tables[i], out.parts[0], out.parts[1]);
+    apply_galois_ntt(a.parts[0], *key.table, rotated0);
+    switcher_.apply_key(schedule, *key.key, key.table, out.parts[0], out.parts[1]);
     add_inplace(out.parts[0], rotated0, engine_.rns_basis());
     results.push_back(std::move(out));
   }
@@ -231,10 +214,7 @@ Ciphertext Evaluator::conjugate(const Ciphertext& a) const {
 
 std::vector<Ciphertext> Evaluator::rotate_many_by_steps(const Ciphertext& a,
                                                         const std::vector<int>& steps) const {
-  std::vector<std::uint64_t> elements;
-  elements.reserve(steps.size());
-  for (int step : steps) elements.push_back(engine_.galois_element_for_step(step));
-  return apply_galois(a, elements);
+  return apply_galois(a, engine_.galois_elements_for_steps(steps));
 }
 
 std::pair<RnsPoly, RnsPoly> Evaluator::key_switch(const RnsPoly& input, const KeySwitchKey& key) const {

@@ -110,7 +110,7 @@ class Evaluator {
     const KeySwitchKey* key;                     // null for step 0
     const std::vector<std::uint32_t>* table;
   };
-  std::vector<RotationKey> prepare_rotations(const Ciphertext& a, const std::vector<int>& steps,
+  std::vector<RotationKey> prepare_rotations(const Ciphertext& a, const std::vector<std::uint64_t>& galois_elements,
                                              const char* op) const;
   void rotation_term(const Ciphertext& a, const RotationKey& key, RnsPoly& term0, RnsPoly& term1,
                      RnsPoly& scratch) const;

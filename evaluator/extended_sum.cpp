@@ -35,18 +35,20 @@ void lift_by_p(const RnsPoly& in, const KeySwitchSchedule& schedule, const RnsBa
 
 }  // namespace
 
-// Looks every key up before any work (a missing one fails fast), then
-// decomposes `a` once when some step needs a key switch.
-std::vector<Evaluator::RotationKey> Evaluator::prepare_rotations(const Ciphertext& a, const std::vector<int>& steps,
+// Checks `a`, looks every key up before any work (a missing one fails
+// fast), then decomposes `a` once when some element needs a key switch.
+// Shared by apply_galois and the extended sums.
+std::vector<Evaluator::RotationKey> Evaluator::prepare_rotations(const Ciphertext& a,
+                                                                 const std::vector<std::uint64_t>& galois_elements,
                                                                  const char* op) const {
   if (a.size() != 2) {
     throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.size()) +
-                          " parts (expected 2, preset " + engine_.preset().name + ")");
+                          " parts (expected 2, preset " + engine_.preset().name + ", level " +
+                          std::to_string(a.level) + ")");
   }
   std::vector<RotationKey> keys;
   bool any_switch = false;
-  for (int step : steps) {
-    const std::uint64_t g = engine_.galois_element_for_step(step);
+  for (std::uint64_t g : galois_elements) {
     if (g == 1) {
       keys.push_back({nullptr, nullptr});
       continue;
@@ -102,7 +104,8 @@ void Evaluator::accumulate_rotations(const Ciphertext& a, const std::vector<int>
                           std::to_string(a.level) + " with scale a.scale x plaintext scale (preset " +
                           preset.name + ")");
   }
-  const std::vector<RotationKey> keys = prepare_rotations(a, steps, "accumulate_rotations");
+  const std::vector<RotationKey> keys =
+      prepare_rotations(a, engine_.galois_elements_for_steps(steps), "accumulate_rotations");
   const std::size_t n = a.parts[0].n();
   if (sum.parts.empty()) {
     sum = Ciphertext{{RnsPoly(ext.first, ext.count, n, true), RnsPoly(ext.first, ext.count, n, true)}, a.level,
@@ -122,7 +125,8 @@ void Evaluator::accumulate_rotations(const Ciphertext& a, const std::vector<int>
 }
 
 std::vector<Ciphertext> Evaluator::rotate_many_extended(const Ciphertext& a, const std::vector<int>& steps) const {
-  const std::vector<RotationKey> keys = prepare_rotations(a, steps, "rotate_many_extended");
+  const std::vector<RotationKey> keys =
+      prepare_rotations(a, engine_.galois_elements_for_steps(steps), "rotate_many_extended");
   const ntt::RowRange ext = schedules_.at(a.level).extended_rows;
   const std::size_t n = a.parts[0].n();
   std::vector<Ciphertext> terms;

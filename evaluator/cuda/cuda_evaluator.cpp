@@ -467,15 +467,11 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
                           std::to_string(elements.size()) + " steps");
   }
-  std::vector<const cuda::DeviceSwitchKey*> keys;  // every key checked before any work
-  bool any_switch = false;
-  for (std::size_t i = 0; i < elements.size(); ++i) {
-    check_output(outs[i], op);
-    if (&outs[i] == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
-    keys.push_back(elements[i] == 1 ? nullptr : &galois_key(elements[i]));
-    any_switch = any_switch || keys.back();
+  for (const CudaCiphertext& out : outs) {
+    check_output(out, op);
+    if (&out == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
   }
-  if (any_switch) extend(a.part(1), a.level);
+  const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, elements);
   for (std::size_t i = 0; i < elements.size(); ++i) {
     CudaCiphertext& out = outs[i];
     if (!keys[i]) {
@@ -500,9 +496,7 @@ void CudaEvaluator::conjugate(const CudaCiphertext& a, CudaCiphertext& out) cons
 
 void CudaEvaluator::rotate_many_by_steps(const CudaCiphertext& a, const std::vector<int>& steps,
                                          std::span<CudaCiphertext> outs) const {
-  std::vector<std::uint64_t> elements;
-  for (int step : steps) elements.push_back(engine_.galois_element_for_step(step));
-  apply_galois(a, elements, outs, "rotate_many_by_steps");
+  apply_galois(a, engine_.galois_elements_for_steps(steps), outs, "rotate_many_by_steps");
 }
 
 void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const {
@@ -525,12 +519,11 @@ Plaintext CudaEvaluator::decrypt(const CudaCiphertext& a) const {
 
 // ---- sums of rotations with one ModDown ------------------------------------
 
-std::vector<const cuda::DeviceSwitchKey*> CudaEvaluator::prepare_rotations(const CudaCiphertext& a,
-                                                                          const std::vector<int>& steps) const {
+std::vector<const cuda::DeviceSwitchKey*> CudaEvaluator::prepare_rotations(
+    const CudaCiphertext& a, const std::vector<std::uint64_t>& elements) const {
   std::vector<const cuda::DeviceSwitchKey*> keys;
   bool any_switch = false;
-  for (int step : steps) {
-    const std::uint64_t element = engine_.galois_element_for_step(step);
+  for (std::uint64_t element : elements) {
     keys.push_back(element == 1 ? nullptr : &galois_key(element));
     any_switch = any_switch || keys.back();
   }
@@ -600,7 +593,7 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
     throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
                           where(engine_, op, level) + ")");
   }
-  const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, steps);
+  const auto keys = prepare_rotations(a, engine_.galois_elements_for_steps(steps));
   const bool accumulate = sum.parts != 0;
   sum.parts = 2;
   sum.level = level;
@@ -617,7 +610,7 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
                           std::to_string(steps.size()) + " steps");
   }
   for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
-  const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, steps);
+  const auto keys = prepare_rotations(a, engine_.galois_elements_for_steps(steps));
   for (std::size_t i = 0; i < steps.size(); ++i) {
     outs[i].parts = 2;
     outs[i].level = a.level;

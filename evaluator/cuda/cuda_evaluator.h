@@ -114,9 +114,9 @@ class CudaEvaluator {
   // device in launches of up to cuda::kMaxRotationTerms, each reading the
   // hoisted digits once per row from L2 while it streams the keys.
   CudaCiphertext make_extended(std::size_t capacity_parts = 2) const;
+  // A null plaintext multiplies by 1 (scale 1).
   void accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
                             const std::vector<const CudaCiphertext*>& extended_plains, CudaCiphertext& sum) const;
-  // A null plaintext multiplies by 1 (scale 1).
   // The terms themselves, outs[i] for steps[i], decomposed once (BSGS keeps
   // its baby steps so): outs are make_extended buffers.
   void rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
@@ -139,10 +139,11 @@ class CudaEvaluator {
   void check_output(const CudaCiphertext& out, const char* op) const;
   // An extended buffer (make_extended) with room for `parts` parts at level 0.
   void check_extended(const CudaCiphertext& x, const char* op, std::size_t parts = 1) const;
-  // Galois keys of `steps` (null for step 0), all looked up before any work;
-  // decomposes `a` when one is needed. Then the extended-sum kernel's arguments.
+  // Galois keys of `elements` (null for element 1), all looked up before any
+  // work; decomposes `a` when one is needed (apply_galois and the extended
+  // sums). Then the extended-sum kernel's launches.
   std::vector<const cuda::DeviceSwitchKey*> prepare_rotations(const CudaCiphertext& a,
-                                                               const std::vector<int>& steps) const;
+                                                               const std::vector<std::uint64_t>& elements) const;
   void launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
                     const std::vector<const CudaCiphertext*>& plains, std::size_t first, std::size_t count,
                     bool accumulate, CudaCiphertext& sum) const;

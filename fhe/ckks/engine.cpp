@@ -153,6 +153,13 @@ std::uint64_t CkksEngine::galois_element_for_step(int step) const {
   return fhe::galois_element_for_step(step, preset_.log_n);
 }
 
+std::vector<std::uint64_t> CkksEngine::galois_elements_for_steps(const std::vector<int>& steps) const {
+  std::vector<std::uint64_t> elements;
+  elements.reserve(steps.size());
+  for (int step : steps) elements.push_back(galois_element_for_step(step));
+  return elements;
+}
+
 Plaintext CkksEngine::encode(std::span<const std::complex<double>> values, int level,
                              double scale) const {
   return encoder_->encode(values, scale == 0 ? default_scale() : scale, level);

@@ -121,6 +121,7 @@ class CkksEngine {
   // The NTT-domain permutation of a generated Galois key's automorphism.
   const std::vector<std::uint32_t>& galois_permutation(std::uint64_t galois_element) const;
   std::uint64_t galois_element_for_step(int step) const;
+  std::vector<std::uint64_t> galois_elements_for_steps(const std::vector<int>& steps) const;
 
   // Encoding at `level` (0 = all Q rows) and `scale` (0 = default_scale()).
   Plaintext encode(std::span<const std::complex<double>> values, int level = 0, double scale = 0) const;

@@ -152,7 +152,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   const bool bsgs = config_.method == MatvecMethod::bsgs;
   const int g = bsgs_baby_steps(config_.dim);
   const auto ranges = share_worker_ranges(config_, share_);
-  const bool lazy = config_.policy == DiagonalPolicy::lazy_moddown;
+  const bool lazy = lazy_moddown();
   const int chunk = bsgs || lazy ? 0 : std::min(config_.hoist, largest_part(ranges));
   // Rotations, products and sums never exceed 2 parts; plaintexts hold 1.
   auto two_part = [&] { return CudaCiphertext(rows, n, 2); };
@@ -269,7 +269,7 @@ void CudaMatvec::fork() {
 
 void CudaMatvec::join_and_reduce() {
   Worker& main = *workers_[0];
-  const bool lazy = config_.policy == DiagonalPolicy::lazy_moddown;
+  const bool lazy = lazy_moddown();
   for (std::size_t w = 1; w < workers_.size(); ++w) {
     Worker& worker = *workers_[w];
     worker.join.order(worker.evaluator->stream(), stream());
@@ -289,7 +289,7 @@ void CudaMatvec::join_and_reduce() {
 }
 
 bool CudaMatvec::result_is_extended() const {
-  return config_.policy == DiagonalPolicy::lazy_moddown && share_.ranks > 1;
+  return lazy_moddown() && share_.ranks > 1;
 }
 
 const CudaCiphertext& CudaMatvec::finish(const CudaCiphertext& extended_sum) {
@@ -304,7 +304,7 @@ void CudaMatvec::enqueue_diagonal() {
   for (auto& worker_ptr : workers_) {
     Worker& worker = *worker_ptr;
     const CudaEvaluator& ev = *worker.evaluator;
-    if (config_.policy == DiagonalPolicy::lazy_moddown) {
+    if (lazy_moddown()) {
       // Every term stays before its ModDown (Evaluator::accumulate_rotations).
       worker.extended_sum.parts = 0;
       for (int chunk = worker.range.first; chunk < worker.range.second; chunk += config_.hoist) {
@@ -372,7 +372,7 @@ void CudaMatvec::enqueue_bsgs_lazy() {
 }
 
 void CudaMatvec::enqueue_bsgs() {
-  if (config_.policy == DiagonalPolicy::lazy_moddown) {
+  if (lazy_moddown()) {
     enqueue_bsgs_lazy();
     return;
   }

@@ -99,6 +99,7 @@ class CudaMatvec {
 
  private:
   struct Worker;
+  bool lazy_moddown() const { return config_.policy == DiagonalPolicy::lazy_moddown; }
   void check_stageable(int level, std::size_t parts, double scale) const;
   void enqueue();
   void enqueue_diagonal();
