@@ -238,8 +238,8 @@ void CudaEvaluator::extend(const std::uint64_t* input, int level) const {
                 {stream()});
   // Every digit's ModUp in one launch (grid.y = digit).
   std::uint64_t* ext = extended_.data();
-  cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count, log_n_,
-                          stream());
+  cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
+                          static_cast<int>(ext_rows), log_n_, stream());
   // All digits' extended polynomials in one batched transform (one launch
   // per pass instead of one per digit and pass).
   plan_.forward_batch(ext, {static_cast<std::size_t>(level), ext_rows},

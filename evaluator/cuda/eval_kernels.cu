@@ -10,13 +10,8 @@ namespace {
 
 constexpr unsigned kBlock = 256;
 using u64 = std::uint64_t;
-using u128 = unsigned __int128;
 
 unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + kBlock - 1) / kBlock); }
-
-FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
-  return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
-}
 
 __global__ void elementwise_kernel(Elementwise op, const u64* __restrict__ a, const u64* __restrict__ b,
                                    u64* __restrict__ out, std::size_t first_row, std::size_t rows,
@@ -51,55 +46,91 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
   out[2 * part_words + i] = mul_mod(a1, b1, m);
 }
 
-// One thread per coefficient k of one item: y_i = [x_i * qhat_i^-1]_(q_i)
-// in registers, then every target as the exact 128-bit sum
-// sum_i y_i [qhat_i]_(p_t) + #(y_i > q_i/2) [-Q]_(p_t), reduced once (the
-// CPU's BasisConversion::convert, word for word).
-__device__ void convert_one(const DeviceConversion& c, const u64* __restrict__ source,
-                            u64* __restrict__ destination, std::size_t k, int log_n) {
-  const std::size_t n = std::size_t{1} << log_n;
+// Basis conversion, split so that two-item launches (ModDown, rescale)
+// still fill the GPU: grid.z takes kConversionTargetsPerBlock targets, and a
+// thread converts the coefficients k and k + n/2 so the per-target constants
+// (uniform loads) serve two outputs.
+constexpr int kConversionTargetsPerBlock = 8;
+constexpr unsigned kConversionCoefficients = 2;
+
+// y_i = [x_i * qhat_i^-1]_(q_i) in registers, then every target as the exact
+// 128-bit sum sum_i y_i [qhat_i]_(p_t) + #(y_i > q_i/2) [-Q]_(p_t), reduced
+// once (the CPU's BasisConversion::convert, word for word). S = c.sources,
+// so the loops unroll without guards.
+template <int S>
+__device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
+                                u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
+  const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
   const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
-  u64 y[kMaxConversionSources];
-  u64 negatives = 0;
+  const bool copy = c.copy_sources && first_target == 0;
+  u64 y[kConversionCoefficients][S];
+  u64 negatives[kConversionCoefficients] = {};
 #pragma unroll
-  for (int i = 0; i < kMaxConversionSources; ++i) {
-    if (i < c.sources) {
-      const u64 x = src[i * n + k];
-      const u64 q = c.source_moduli[i].value;
-      if (c.copy_sources) destination[(c.copy_offset_rows + i) * n + k] = x;
-      y[i] = mul_shoup(x, c.hat_inverse[i], c.hat_inverse_shoup[i], q);
-      negatives += y[i] > q / 2 ? 1 : 0;
+  for (int i = 0; i < S; ++i) {
+    const u64 q = c.source_moduli[i].value, w = c.hat_inverse[i], w_shoup = c.hat_inverse_shoup[i];
+#pragma unroll
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+      const std::size_t at = k + j * half;
+      const u64 x = src[i * n + at];
+      if (copy) destination[(c.copy_offset_rows + i) * n + at] = x;
+      y[j][i] = mul_shoup(x, w, w_shoup, q);
+      negatives[j] += y[j][i] > q / 2 ? 1 : 0;
     }
   }
-  for (int t = 0; t < c.targets; ++t) {
-    const u64* hat = c.hat_mod_target + static_cast<std::size_t>(t) * c.sources;
-    u128 sum = static_cast<u128>(negatives) * c.minus_q_mod_target[t];
+  const int last = min(c.targets, first_target + kConversionTargetsPerBlock);
+  for (int t = first_target; t < last; ++t) {
+    const u64* hat = c.hat_mod_target + static_cast<std::size_t>(t) * S;
+    const u64 minus_q = c.minus_q_mod_target[t];
+    const DeviceModulus m = c.target_moduli[t];
+    u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
+    u64 sum_hi[kConversionCoefficients], sum_lo[kConversionCoefficients];
 #pragma unroll
-    for (int i = 0; i < kMaxConversionSources; ++i) {
-      if (i < c.sources) sum += static_cast<u128>(y[i]) * hat[i];
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) mul_wide(negatives[j], minus_q, sum_hi[j], sum_lo[j]);
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+      const u64 h = hat[i];
+#pragma unroll
+      for (unsigned j = 0; j < kConversionCoefficients; ++j) mul_add_wide(y[j][i], h, sum_hi[j], sum_lo[j]);
     }
-    destination[static_cast<std::size_t>(c.target_offsets[t]) * n + k] = reduce128(sum, c.target_moduli[t]);
+#pragma unroll
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) out[k + j * half] = reduce_wide(sum_hi[j], sum_lo[j], m);
   }
 }
 
-__global__ void conversion_array_kernel(const DeviceConversion* __restrict__ conversions,
+// One dispatch on the source count (uniform per block).
+__device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const int first_target = static_cast<int>(blockIdx.z) * kConversionTargetsPerBlock;
+  if (k >= (std::size_t{1} << log_n) / kConversionCoefficients || first_target >= c.targets) return;
+  switch (c.sources) {
+    case 1: convert_targets<1>(c, source, destination, k, log_n, first_target); break;
+    case 2: convert_targets<2>(c, source, destination, k, log_n, first_target); break;
+    case 3: convert_targets<3>(c, source, destination, k, log_n, first_target); break;
+    case 4: convert_targets<4>(c, source, destination, k, log_n, first_target); break;
+    case 5: convert_targets<5>(c, source, destination, k, log_n, first_target); break;
+    case 6: convert_targets<6>(c, source, destination, k, log_n, first_target); break;
+    case 7: convert_targets<7>(c, source, destination, k, log_n, first_target); break;
+    case 8: convert_targets<8>(c, source, destination, k, log_n, first_target); break;
+    default: __trap();  // the host builds at most kMaxConversionSources
+  }
+}
+
+// 3 blocks per SM (85 registers): the wide sources (up to 8, two
+// coefficients) would otherwise set every launch's occupancy.
+__global__ void __launch_bounds__(kBlock, 3) conversion_array_kernel(const DeviceConversion* __restrict__ conversions,
                                         std::size_t conversion_stride, const u64* source,
                                         std::size_t source_stride, u64* destination,
                                         std::size_t destination_stride, int log_n) {
-  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (k >= (std::size_t{1} << log_n)) return;
   const std::size_t item = blockIdx.y;
-  convert_one(conversions[item * conversion_stride], source + item * source_stride,
-              destination + item * destination_stride, k, log_n);
+  convert_block(conversions[item * conversion_stride], source + item * source_stride,
+                destination + item * destination_stride, log_n);
 }
 
-__global__ void conversion_value_kernel(DeviceConversion conversion, const u64* source,
+__global__ void __launch_bounds__(kBlock, 3) conversion_value_kernel(const __grid_constant__ DeviceConversion conversion, const u64* source,
                                         std::size_t source_stride, u64* destination,
                                         std::size_t destination_stride, int log_n) {
-  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (k >= (std::size_t{1} << log_n)) return;
   const std::size_t item = blockIdx.y;
-  convert_one(conversion, source + item * source_stride, destination + item * destination_stride, k, log_n);
+  convert_block(conversion, source + item * source_stride, destination + item * destination_stride, log_n);
 }
 
 // Both key halves of extended row r, coefficient k, in one pass over every
@@ -109,15 +140,15 @@ __device__ void key_inner_product(const u64* __restrict__ extended, int digits, 
                                   int first_digit, std::size_t key_rows, std::size_t rows, std::size_t r,
                                   std::size_t n, std::size_t source_k, std::size_t key_row,
                                   const DeviceModulus& m, u64& out_b, u64& out_a) {
-  u128 sum_b = 0, sum_a = 0;
+  u64 b_hi = 0, b_lo = 0, a_hi = 0, a_lo = 0;
   for (int d = 0; d < digits; ++d) {
     const u64 x = extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k];
     const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
-    sum_b += static_cast<u128>(x) * key[component * key_rows * n + key_row];
-    sum_a += static_cast<u128>(x) * key[(component + 1) * key_rows * n + key_row];
+    mul_add_wide(x, key[component * key_rows * n + key_row], b_hi, b_lo);
+    mul_add_wide(x, key[(component + 1) * key_rows * n + key_row], a_hi, a_lo);
   }
-  out_b = reduce128(sum_b, m);
-  out_a = reduce128(sum_a, m);
+  out_b = reduce_wide(b_hi, b_lo, m);
+  out_a = reduce_wide(a_hi, a_lo, m);
 }
 
 // One thread per (row, k), the Galois permutation folded into the read of
@@ -205,7 +236,8 @@ struct ScaleDownItems {
   ScaleDownItem item[kMaxScaleDownItems];
 };
 
-__global__ void scale_down_finish_kernel(DeviceScaleDown s, ScaleDownItems items, std::size_t first_kept_row,
+__global__ void scale_down_finish_kernel(const __grid_constant__ DeviceScaleDown s,
+                                         const __grid_constant__ ScaleDownItems items, std::size_t first_kept_row,
                                          int log_n, const DeviceModulus* __restrict__ moduli) {
   const std::size_t n = std::size_t{1} << log_n;
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -259,10 +291,17 @@ void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const 
   FHE_CUDA_CHECK_LAUNCH("tensor_kernel");
 }
 
+namespace {
+dim3 conversion_grid(int log_n, int items, int max_targets) {
+  return dim3(blocks_for((std::size_t{1} << log_n) / kConversionCoefficients), static_cast<unsigned>(items),
+              static_cast<unsigned>((max_targets + kConversionTargetsPerBlock - 1) / kConversionTargetsPerBlock));
+}
+}  // namespace
+
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,
                        std::size_t source_stride, u64* destination, std::size_t destination_stride, int items,
-                       int log_n, cudaStream_t stream) {
-  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(items));
+                       int max_targets, int log_n, cudaStream_t stream) {
+  const dim3 grid = conversion_grid(log_n, items, max_targets);
   conversion_array_kernel<<<grid, kBlock, 0, stream>>>(conversions, conversion_stride, source, source_stride,
                                                        destination, destination_stride, log_n);
   FHE_CUDA_CHECK_LAUNCH("conversion_array_kernel");
@@ -271,7 +310,7 @@ void launch_conversion(const DeviceConversion* conversions, std::size_t conversi
 void launch_conversion(const DeviceConversion& conversion, const u64* source, std::size_t source_stride,
                        u64* destination, std::size_t destination_stride, int items, int log_n,
                        cudaStream_t stream) {
-  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(items));
+  const dim3 grid = conversion_grid(log_n, items, conversion.targets);
   conversion_value_kernel<<<grid, kBlock, 0, stream>>>(conversion, source, source_stride, destination,
                                                        destination_stride, log_n);
   FHE_CUDA_CHECK_LAUNCH("conversion_value_kernel");
