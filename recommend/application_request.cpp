@@ -66,6 +66,7 @@ ApplicationWorkload resolve_application_workload(const ApplicationOptions& optio
     config.method = fhe::workloads::parse_method(options.method);
     config.policy = fhe::workloads::parse_policy(options.diagonal_policy);
     config.hoist = options.hoist;
+    config.baby_steps = options.baby_steps;
     config.batch = options.batch;
     config.workers = options.workers;
     fhe::workloads::validate(config, preset.slots());

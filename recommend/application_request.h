@@ -21,7 +21,7 @@ namespace fhelium {
 
 // The options of each workload, as the command line spells them.
 inline const std::vector<std::string> kMatvecOptionNames = {
-    "--dim", "--method", "--diagonal-policy", "--hoist", "--batch", "--workers", "--graph"};
+    "--dim", "--method", "--diagonal-policy", "--hoist", "--baby-steps", "--batch", "--workers", "--graph"};
 inline const std::vector<std::string> kKeySwitchOptionNames = {"--levels", "--step", "--graph"};
 
 struct ApplicationOptions {
@@ -30,6 +30,7 @@ struct ApplicationOptions {
   std::string method = "diagonal";
   std::string diagonal_policy = "batch";
   int hoist = 64;
+  int baby_steps = 0;  // bsgs: g; 0 = automatic (fhe::workloads::bsgs_baby_steps)
   int batch = 16;
   int workers = 1;
   std::string graph;  // on|off; empty: on for CUDA, off for the CPU

@@ -50,7 +50,7 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
   if (c.method == MatvecMethod::diagonal) {
     rotations = std::to_string(fhe::workloads::matvec_rotation_count(c)) + " rotations" + hoist;
   } else {
-    const int g = fhe::workloads::bsgs_baby_steps(c.dim);
+    const int g = fhe::workloads::bsgs_baby_steps(c);
     rotations = std::to_string(g - 1) + " baby-step rotations" + hoist + ", " +
                 std::to_string(c.dim / g - 1) + " giant-step rotations of the inner sums" +
                 (lazy ? " (each inner sum over QP, one ModDown, then its rotation before ModDown)" : "");

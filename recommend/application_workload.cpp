@@ -49,6 +49,9 @@ nlohmann::json workload_to_json(const ApplicationWorkload& workload) {
            {"method", fhe::workloads::method_name(c.method)},
            {"diagonal_policy", fhe::workloads::policy_name(c.policy)},
            {"hoist", c.hoist},
+           {"baby_steps", c.method == fhe::workloads::MatvecMethod::bsgs
+                              ? nlohmann::json(fhe::workloads::bsgs_baby_steps(c))
+                              : nlohmann::json(nullptr)},
            {"batch", c.batch},
            {"workers", c.workers},
            {"graph", workload.graph ? "on" : "off"},

@@ -54,7 +54,7 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   const std::size_t row_bytes = preset.n() * 8;
   const std::size_t q_rows = preset.active_q_rows(0);
   const std::size_t chunk = static_cast<std::size_t>(
-      config.method == MatvecMethod::bsgs ? std::min(config.hoist, bsgs_baby_steps(config.dim))
+      config.method == MatvecMethod::bsgs ? std::min(config.hoist, bsgs_baby_steps(config))
                                           : std::min(config.hoist, config.dim));
   const std::size_t workers = static_cast<std::size_t>(config.workers);
   MemoryPlan plan;
@@ -74,7 +74,7 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   const std::size_t per_worker =
       lazy ? 4 * extended_part_bytes + (bsgs ? ciphertext : 0) : (chunk + 2) * ciphertext;
   const std::size_t once =
-      lazy ? 2 * ciphertext + (bsgs ? static_cast<std::size_t>(bsgs_baby_steps(config.dim)) * 2 * extended_part_bytes
+      lazy ? 2 * ciphertext + (bsgs ? static_cast<std::size_t>(bsgs_baby_steps(config)) * 2 * extended_part_bytes
                                     : 0)
            : 0;
   plan.items.push_back({"workspaces", workers * (digits + per_worker) + once});
@@ -131,8 +131,12 @@ void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t 
     for (MatvecConfig smaller = config; smaller.dim > 2;) {
       smaller.dim /= 2;
       smaller.hoist = std::min(smaller.hoist, smaller.dim);
+      // An explicit g stays valid (at most d) at the smaller dimension.
+      smaller.baby_steps = std::min(smaller.baby_steps, smaller.dim);
       if (plan_matvec_memory(preset, smaller).total_bytes() <= available_bytes) {
         suggestion = "--dim " + std::to_string(smaller.dim) + " --hoist " + std::to_string(smaller.hoist);
+        if (smaller.baby_steps != config.baby_steps)
+          suggestion += " --baby-steps " + std::to_string(smaller.baby_steps);
         break;
       }
     }

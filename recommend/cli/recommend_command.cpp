@@ -28,6 +28,8 @@ void add_application_options(CLI::App& command, ApplicationOptions& application)
       ->capture_default_str();
   command.add_option("--hoist", application.hoist, "matvec: rotations per hoisted decomposition")
       ->capture_default_str();
+  command.add_option("--baby-steps", application.baby_steps,
+                     "matvec, bsgs: baby steps g (power of two; default: smallest g with g*g >= d)");
   command.add_option("--batch", application.batch, "matvec: products per rescale under batch")
       ->capture_default_str();
   command.add_option("--workers", application.workers, "matvec: rotation-parallel workers")

@@ -61,6 +61,9 @@ nlohmann::json matvec_json(const MatvecOptions& options, const std::string& devi
           {"method", fhe::workloads::method_name(options.config.method)},
           {"policy", fhe::workloads::policy_name(options.config.policy)},
           {"hoist", options.config.hoist},
+          {"baby_steps", options.config.method == fhe::workloads::MatvecMethod::bsgs
+                             ? nlohmann::json(fhe::workloads::bsgs_baby_steps(options.config))
+                             : nlohmann::json(nullptr)},
           {"batch", options.config.batch},
           {"workers", options.config.workers},
           {"graph", graph ? "on" : "off"},
@@ -335,6 +338,8 @@ void add_workload_matvec_command(CLI::App& workload) {
   m->add_option("--policy", matvec->policy, "Diagonal policy: batch, loop or lazy-moddown (diagonal method only)")->capture_default_str();
   m->add_option("--hoist", matvec->config.hoist, "Rotations per hoisted decomposition")
       ->capture_default_str();
+  m->add_option("--baby-steps", matvec->config.baby_steps,
+                "bsgs: baby steps g (power of two; default: smallest g with g*g >= d)");
   m->add_option("--batch", matvec->config.batch, "Terms per rescale under --policy batch")
       ->capture_default_str();
   m->add_option("--workers", matvec->config.workers, "Rotation-parallel workers")

@@ -174,6 +174,8 @@ TEST(ApplicationSuite, MatvecDiagonalAndBsgsRankBackendsAndAgree) {
   EXPECT_EQ(meta["workload"]["problem_seed"], 11);
   EXPECT_EQ(meta["workload"]["galois_keys"], 15);
   EXPECT_EQ(bsgs["metadata"]["workload"]["galois_keys"], 6);  // 3 baby + 3 giant steps
+  EXPECT_TRUE(meta["workload"]["baby_steps"].is_null());       // diagonal method
+  EXPECT_EQ(bsgs["metadata"]["workload"]["baby_steps"], 4);    // the automatic g at d = 16
   const auto& preset = fhe::preset_by_name(kPreset);
   const auto plan = fhe::workloads::plan_matvec_memory(preset, {.dim = 16, .hoist = 8, .batch = 4});
   const std::size_t per_backend = plan.total_bytes(), keys = plan.bytes_of("keys");
@@ -299,6 +301,19 @@ TEST(ApplicationSuite, NoRecommendationWhenEveryCandidateIsWrong) {
   EXPECT_EQ(dir.entries().size(), 3u);           // the evidence and two failing inputs
 }
 
+TEST(ApplicationSuite, MatvecBabyStepsReachTheConfigurationAndTheEvidence) {
+  RecommendOptions options = application_options("matvec", "never.json");
+  options.application.method = "bsgs";
+  options.application.baby_steps = 8;
+  options.application.given = {"--baby-steps"};
+  const ApplicationWorkload workload = resolve_application_workload(
+      options.application, fhe::preset_by_name(kPreset), fhe::DeviceSpec{fhe::DeviceKind::cpu, 0});
+  EXPECT_EQ(workload.matvec.baby_steps, 8);
+  const nlohmann::json json = workload_to_json(workload);
+  EXPECT_EQ(json["baby_steps"], 8);
+  EXPECT_EQ(json["galois_keys"], 8);  // 7 baby + 1 giant step
+}
+
 // A request the application suite refuses: InvalidArgument naming `expected`.
 void expect_refused(const RecommendOptions& options, const std::string& expected) {
   try {
@@ -322,6 +337,10 @@ TEST(ApplicationSuite, BadRequestsAreRefusedBeforeAnyWork) {
   options = base("matvec");
   options.application.hoist = 0;
   expect_refused(options, "--hoist must be at least 1");
+  options = base("matvec");
+  options.application.method = "bsgs";
+  options.application.baby_steps = 32;
+  expect_refused(options, "--baby-steps 32 must be a power of two in [2, 16]");
   options = base("matvec");
   options.application.graph = "on";
   expect_refused(options, "--graph on needs a CUDA device");

@@ -86,6 +86,9 @@ TEST_F(RecommendCli, BadApplicationInputIsRejected) {
   expect_rejected(matvec({{"--workload", "dense"}}), "unknown workload 'dense' (known: matvec, keyswitch)");
   expect_rejected(matvec({{"--dim", "12"}}), "matvec dimension 12 must be a power of two");
   expect_rejected(matvec({{"--hoist", "0"}}), "--hoist must be at least 1");
+  expect_rejected(matvec({{"--method", "bsgs"}, {"--baby-steps", "6"}}),
+                  "--baby-steps 6 must be a power of two in [2, 128]");
+  expect_rejected(matvec({{"--baby-steps", "8"}}), "--baby-steps applies only to --method bsgs");
   expect_rejected(matvec({{"--workers", "0"}}), "--workers must be at least 1");
   expect_rejected(matvec({{"--method", "dense"}}), "unknown matvec method 'dense'");
   expect_rejected(matvec({{"--diagonal-policy", "stream"}}), "unknown diagonal policy 'stream'");
@@ -96,6 +99,9 @@ TEST_F(RecommendCli, BadApplicationInputIsRejected) {
                   "--dim does not apply to --workload keyswitch");
   expect_rejected(recommend_args({{"--workload", "matvec"}}), "--workload applies only to --suite application");
   expect_rejected(recommend_args({{"--hoist", "4"}}), "--hoist applies only to --suite application");
+  expect_rejected(recommend_args({{"--baby-steps", "4"}}), "--baby-steps applies only to --suite application");
+  expect_rejected(matvec({{"--workload", "keyswitch"}, {"--baby-steps", "4"}}),
+                  "--baby-steps does not apply to --workload keyswitch");
   // The matvec runs on CUDA; a GPU that is not there is refused by require_device.
   expect_rejected(matvec({{"--device", "cuda:99"}}), "cuda:99");
   expect_rejected(matvec({{"--workload", "keyswitch"}, {"--device", "cuda:99"}}), "cuda:99");

@@ -1,11 +1,13 @@
 // `fhelium workload matvec` on the CPU as a process: a small lazy-moddown
-// run within the tolerance with the build recorded, and an unknown policy
-// refused (one line, exit code 2). The CUDA and --gpus runs are in gpu/
-// and multi_gpu_cli_test.cpp.
+// run within the tolerance with the build recorded, an explicit
+// --baby-steps, and bad input refused (one line, exit code 2). The CUDA
+// and --gpus runs are in gpu/ and multi_gpu_cli_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,17 +28,38 @@ TEST(MatvecCommand, LazyModDownRunMeetsTheToleranceAndRecordsTheBuild) {
   const CommandResult bsgs = matvec("--method bsgs --policy lazy-moddown --json");
   ASSERT_EQ(bsgs.exit_code, 0) << bsgs.err;
   EXPECT_LE(nlohmann::json::parse(bsgs.out)["max_abs_error"].get<double>(), 5e-5);
+  EXPECT_EQ(nlohmann::json::parse(bsgs.out)["baby_steps"], 4);  // the automatic g at d = 16
   const CommandResult result = matvec("--policy lazy-moddown --workers 2 --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json out = nlohmann::json::parse(result.out);
   EXPECT_EQ(out["policy"], "lazy-moddown");
   EXPECT_EQ(out["rotations"], 15);
+  EXPECT_TRUE(out["baby_steps"].is_null());  // diagonal method
   EXPECT_GT(out["max_abs_error"].get<double>(), 0.0);
   EXPECT_LE(out["max_abs_error"].get<double>(), 5e-5);
   EXPECT_FALSE(out["build"]["git_commit"].get<std::string>().empty());
   EXPECT_TRUE(out["build"]["git_dirty"].is_boolean());
   // QP-encoded diagonals: the plan counts them over the extended rows.
   EXPECT_NE(out["memory_plan"].get<std::string>().find("diagonals"), std::string::npos);
+}
+
+TEST(MatvecCommand, ExplicitBabyStepsAreUsedAndBadOnesAreOneLine) {
+  const CommandResult run = matvec("--method bsgs --policy lazy-moddown --baby-steps 8 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  EXPECT_EQ(out["baby_steps"], 8);
+  EXPECT_EQ(out["rotations"], 7 + 1);  // 7 baby + 1 giant step
+  EXPECT_LE(out["max_abs_error"].get<double>(), 5e-5);
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"--method bsgs --baby-steps 3", "--baby-steps 3 must be a power of two in [2, 16]"},
+           {"--method bsgs --baby-steps 32", "--baby-steps 32 must be a power of two in [2, 16]"},
+           {"--baby-steps 4", "--baby-steps applies only to --method bsgs"}}) {
+    const CommandResult bad = matvec(args);
+    EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    EXPECT_NE(bad.err.find(expected), std::string::npos) << bad.err;
+    EXPECT_TRUE(bad.out.empty()) << bad.out;
+  }
 }
 
 TEST(MatvecCommand, UnknownPolicyIsOneLine) {

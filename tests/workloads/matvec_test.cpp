@@ -39,10 +39,77 @@ TEST(MatvecProblem, RotationStepSets) {
   MatvecConfig diagonal{.dim = 16};
   EXPECT_EQ(matvec_rotation_steps(diagonal).size(), 15u);
   MatvecConfig bsgs{.dim = 16, .method = MatvecMethod::bsgs};
-  EXPECT_EQ(bsgs_baby_steps(16), 4);
+  EXPECT_EQ(bsgs_baby_steps(bsgs), 4);
   EXPECT_EQ(matvec_rotation_steps(bsgs), (std::vector<int>{1, 2, 3, 4, 8, 12}));
-  EXPECT_EQ(bsgs_baby_steps(128), 16);  // 15 baby + 7 giant rotations at d = 128
+  // 15 baby + 7 giant rotations at d = 128
+  EXPECT_EQ(bsgs_baby_steps(MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs}), 16);
   EXPECT_EQ(partition_range(10, 3), (std::vector<std::pair<int, int>>{{0, 3}, {3, 6}, {6, 10}}));
+}
+
+TEST(MatvecProblem, BabyStepsOverrideTheRule) {
+  // Automatic: the smallest power of two g with g * g >= d.
+  for (const auto& [dim, g] : std::vector<std::pair<int, int>>{{2, 2}, {8, 4}, {16, 4}, {32, 8}, {128, 16}}) {
+    EXPECT_EQ(bsgs_baby_steps(MatvecConfig{.dim = dim, .method = MatvecMethod::bsgs}), g) << "d = " << dim;
+  }
+  // Explicit g: (g - 1) baby + (d/g - 1) giant steps; g = d has no giant step.
+  struct Case {
+    int g;
+    std::vector<int> steps;
+  };
+  for (const Case& c : {Case{2, {1, 2, 4, 6, 8, 10, 12, 14}}, Case{8, {1, 2, 3, 4, 5, 6, 7, 8}},
+                        Case{16, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}}}) {
+    const MatvecConfig config{.dim = 16, .method = MatvecMethod::bsgs, .baby_steps = c.g};
+    EXPECT_EQ(bsgs_baby_steps(config), c.g);
+    EXPECT_EQ(matvec_rotation_count(config), (c.g - 1) + (16 / c.g - 1)) << "g = " << c.g;
+    EXPECT_EQ(matvec_rotation_steps(config), c.steps) << "g = " << c.g;
+  }
+  EXPECT_EQ(bsgs_baby_steps(MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32}), 32);
+  EXPECT_EQ(matvec_rotation_count(MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32}),
+            31 + 3);
+}
+
+// validate(config) must refuse with an InvalidArgument whose text contains `expected`.
+void expect_invalid(const MatvecConfig& config, const std::string& expected) {
+  try {
+    validate(config, 2048);
+    ADD_FAILURE() << "accepted; expected: " << expected;
+  } catch (const fhe::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatvecConfig, BabyStepsMustBeAPowerOfTwoUpToTheDimensionAndBsgsOnly) {
+  MatvecConfig config{.dim = 16, .method = MatvecMethod::bsgs};
+  for (int g : {0, 2, 4, 16}) {
+    config.baby_steps = g;
+    EXPECT_NO_THROW(validate(config, 2048)) << "g = " << g;
+  }
+  for (int g : {1, 3, 6, 32, -4}) {
+    config.baby_steps = g;
+    expect_invalid(config, "--baby-steps " + std::to_string(g) + " must be a power of two in [2, 16]");
+  }
+  expect_invalid(MatvecConfig{.dim = 16, .method = MatvecMethod::diagonal, .baby_steps = 4},
+                 "--baby-steps applies only to --method bsgs");
+}
+
+TEST(MatvecWorkload, ExplicitBabyStepsMeetToleranceUnderBatchAndLazyModDown) {
+  // g = 2 (7 giant steps), 8 (1 giant step) and 16 = d (no giant rotation;
+  // with 2 workers one of them has no giant step at all).
+  std::vector<MatvecConfig> configs;
+  for (DiagonalPolicy policy : {DiagonalPolicy::batch, DiagonalPolicy::lazy_moddown}) {
+    for (int g : {2, 8, 16}) {
+      configs.push_back({.dim = 16, .method = MatvecMethod::bsgs, .policy = policy, .hoist = 4, .baby_steps = g,
+                         .batch = 4, .workers = g == 16 ? 2 : 1});
+    }
+  }
+  auto engine = engine_for(configs);
+  for (const auto& config : configs) {
+    MatvecWorkload workload(*engine, config);
+    EXPECT_EQ(workload.rotation_count(), (config.baby_steps - 1) + (16 / config.baby_steps - 1));
+    const auto result = workload.run(workload.encrypt_input());
+    EXPECT_LE(workload.max_abs_error(result), 5e-5)
+        << policy_name(config.policy) << " g = " << config.baby_steps;
+  }
 }
 
 TEST(MatvecWorkload, EveryMethodAndPolicyMeetsTolerance) {

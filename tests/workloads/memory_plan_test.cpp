@@ -28,6 +28,34 @@ TEST(MemoryPlan, DiagonalMatvecIsDominatedByItsKeys) {
   EXPECT_EQ(bsgs.items[0].bytes, 23 * key_switch_key_bytes(preset));  // 15 + 7 + relin
 }
 
+TEST(MemoryPlan, BsgsPlanFollowsTheBabyStepCount) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  // d = 128, g = 32: 31 baby + 3 giant steps, plus relinearization.
+  MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32};
+  EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("keys"), 35 * key_switch_key_bytes(preset));
+  // lazy-moddown stores the g baby steps over QP: 16 more at g = 32 than at g = 16.
+  config.policy = DiagonalPolicy::lazy_moddown;
+  MatvecConfig automatic = config;
+  automatic.baby_steps = 0;
+  EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("workspaces") -
+                plan_matvec_memory(preset, automatic).bytes_of("workspaces"),
+            16 * 2 * preset.qp_rows() * preset.n() * 8);
+}
+
+TEST(MemoryPlan, SmallerDimensionSuggestionKeepsTheBabyStepsValid) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .hoist = 1, .baby_steps = 128};
+  const MatvecConfig fitting{.dim = 64, .method = MatvecMethod::bsgs, .hoist = 1, .baby_steps = 64};
+  try {
+    require_fits(preset, config, plan_matvec_memory(preset, fitting).total_bytes(), "cuda:0");
+    FAIL() << "expected a refusal";
+  } catch (const fhe::DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("largest that fits: --dim 64 --hoist 1 --baby-steps 64"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(MemoryPlan, RefusalNamesTheLargestConfigurationThatFits) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   const MatvecConfig config{.dim = 128, .hoist = 64};

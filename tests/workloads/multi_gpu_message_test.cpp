@@ -18,7 +18,7 @@ RankMessage sample_message() {
                      .ntt_backend = "radix16_compact",
                      .engine_seed = 18446744073709551615ull,
                      .config = {.dim = 128, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::loop,
-                                .hoist = 32, .batch = 7, .workers = 3, .seed = 99},
+                                .hoist = 32, .baby_steps = 64, .batch = 7, .workers = 3, .seed = 99},
                      .gpus = 4,
                      .warmup = 0,
                      .runs = 9,
@@ -57,6 +57,7 @@ TEST(MultiGpuMessage, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(r.config.method, MatvecMethod::bsgs);
   EXPECT_EQ(r.config.policy, DiagonalPolicy::loop);
   EXPECT_EQ(r.config.hoist, 32);
+  EXPECT_EQ(r.config.baby_steps, 64);  // every rank must split d = g * (d / g) alike
   EXPECT_EQ(r.config.batch, 7);
   EXPECT_EQ(r.config.workers, 3);
   EXPECT_EQ(r.config.seed, 99u);
@@ -71,6 +72,7 @@ TEST(MultiGpuMessage, MalformedMessagesAreRefused) {
   expect_refused("", "does not start with");
   expect_refused("hello\n" + good, "does not start with");
   expect_refused(with_line_replaced("dim", ""), "key 'dim' missing");
+  expect_refused(with_line_replaced("baby_steps", ""), "key 'baby_steps' missing");
   expect_refused(good + "dim 64\n", "key 'dim' repeated");
   expect_refused(good + "colour blue\n", "unknown key 'colour'");
   expect_refused(good + "justakey\n", "malformed line 'justakey'");

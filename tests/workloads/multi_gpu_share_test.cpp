@@ -34,6 +34,11 @@ TEST(MultiGpuShare, PartitionedCountIsDiagonalsOrGiantSteps) {
   EXPECT_EQ(matvec_partitioned_count(config_of(MatvecMethod::diagonal, 16)), 16);
   EXPECT_EQ(matvec_partitioned_count(config_of(MatvecMethod::bsgs, 16)), 4);   // g = 4
   EXPECT_EQ(matvec_partitioned_count(config_of(MatvecMethod::bsgs, 128)), 8);  // g = 16
+  MatvecConfig explicit_g = config_of(MatvecMethod::bsgs, 128);
+  explicit_g.baby_steps = 32;
+  EXPECT_EQ(matvec_partitioned_count(explicit_g), 4);
+  explicit_g.baby_steps = 128;
+  EXPECT_EQ(matvec_partitioned_count(explicit_g), 1);
 }
 
 TEST(MultiGpuShare, OneRankIsTheWholeOneGpuProduct) {
@@ -178,6 +183,16 @@ TEST(MultiGpuShare, GpuCountChecks) {
   expect_refusal<InvalidArgument>(bsgs, 5, 8, "exceeds the 4 giant steps of bsgs at --dim 16");
   EXPECT_NO_THROW(validate_gpu_count(diagonal, 1, 1, ""));
   EXPECT_NO_THROW(validate_gpu_count(bsgs, 4, 8, ""));
+}
+
+TEST(MultiGpuShare, RanksUseTheExplicitBabyStepCount) {
+  MatvecConfig config = config_of(MatvecMethod::bsgs, 16);
+  config.baby_steps = 8;  // giant steps 0 and 8
+  EXPECT_EQ(share_range(config, {1, 2}), std::make_pair(1, 2));
+  EXPECT_EQ(share_rotation_steps(config, {0, 2}), (std::vector<int>{1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(share_rotation_steps(config, {1, 2}), (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  for (int s = 0; s < 16; ++s) EXPECT_EQ(share_uses_diagonal(config, {1, 2}, s), s >= 8) << s;
+  expect_refusal<InvalidArgument>(config, 3, 8, "exceeds the 2 giant steps of bsgs at --dim 16 --baby-steps 8");
 }
 
 TEST(MultiGpuShare, SlowestRankPerSample) {

@@ -150,7 +150,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   problem_ = make_matvec_problem(config_.dim, engine_.slot_count(), config_.seed);
   const std::size_t rows = preset.q_primes.size(), n = engine_.ntt_plan().n();
   const bool bsgs = config_.method == MatvecMethod::bsgs;
-  const int g = bsgs_baby_steps(config_.dim);
+  const int g = bsgs_baby_steps(config_);
   const auto ranges = share_worker_ranges(config_, share_);
   const bool lazy = lazy_moddown();
   const int chunk = bsgs || lazy ? 0 : std::min(config_.hoist, largest_part(ranges));
@@ -342,7 +342,7 @@ void CudaMatvec::enqueue_diagonal() {
 }
 
 void CudaMatvec::enqueue_bsgs_lazy() {
-  const int g = bsgs_baby_steps(config_.dim);
+  const int g = bsgs_baby_steps(config_);
   const CudaEvaluator& main = *workers_[0]->evaluator;
   // Baby steps 0..g-1 kept before their ModDown, one decomposition per chunk.
   for (int chunk = 0; chunk < g; chunk += config_.hoist) {
@@ -376,7 +376,7 @@ void CudaMatvec::enqueue_bsgs() {
     enqueue_bsgs_lazy();
     return;
   }
-  const int g = bsgs_baby_steps(config_.dim);
+  const int g = bsgs_baby_steps(config_);
   const CudaEvaluator& main = *workers_[0]->evaluator;
   // Baby steps on the main stream, one hoisted decomposition per chunk.
   for (int chunk = 1; chunk < g; chunk += config_.hoist) {

@@ -25,6 +25,8 @@ struct MatvecConfig {
   MatvecMethod method = MatvecMethod::diagonal;
   DiagonalPolicy policy = DiagonalPolicy::batch;
   int hoist = 64;                      // rotations per hoisted decomposition
+  int baby_steps = 0;                  // bsgs: g (power of two in [2, d]); 0 = automatic
+                                       // (bsgs_baby_steps: smallest g with g * g >= d)
   int batch = 16;                      // terms per rescale under `batch`
   int workers = 1;                     // rotation-parallel workers (threads / streams)
   std::uint64_t seed = 1;              // matrix and vector draws
@@ -36,7 +38,8 @@ MatvecMethod parse_method(std::string_view text);    // throws InvalidArgument
 DiagonalPolicy parse_policy(std::string_view text);  // throws InvalidArgument
 
 // Checks the configuration against the slot count: d a power of two in
-// [2, slots], hoist/batch/workers >= 1. Throws InvalidArgument naming the field.
+// [2, slots], hoist/batch/workers >= 1, baby_steps 0 or (bsgs only) a power
+// of two in [2, d]. Throws InvalidArgument naming the field.
 void validate(const MatvecConfig& config, std::size_t slots);
 
 }  // namespace fhe::workloads

@@ -47,15 +47,16 @@ double MatvecProblem::max_abs_error(const std::vector<double>& result_slots) con
   return worst;
 }
 
-int bsgs_baby_steps(int dim) {
+int bsgs_baby_steps(const MatvecConfig& config) {
+  if (config.baby_steps != 0) return config.baby_steps;
   int g = 1;
-  while (g * g < dim) g *= 2;
+  while (g * g < config.dim) g *= 2;
   return g;
 }
 
 int matvec_rotation_count(const MatvecConfig& config) {
   if (config.method == MatvecMethod::diagonal) return config.dim - 1;
-  const int g = bsgs_baby_steps(config.dim);
+  const int g = bsgs_baby_steps(config);
   return (g - 1) + (config.dim / g - 1);
 }
 
@@ -64,7 +65,7 @@ std::vector<int> matvec_rotation_steps(const MatvecConfig& config) {
   if (config.method == MatvecMethod::diagonal) {
     for (int s = 1; s < config.dim; ++s) steps.push_back(s);
   } else {
-    const int g = bsgs_baby_steps(config.dim);
+    const int g = bsgs_baby_steps(config);
     for (int i = 1; i < g; ++i) steps.push_back(i);
     for (int j = 1; j * g < config.dim; ++j) steps.push_back(j * g);
   }

@@ -32,9 +32,10 @@ struct MatvecProblem {
 
 MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed);
 
-// Baby-step count g of the BSGS split d = g * (d / g): the power of two
-// nearest sqrt(d) (g >= d / g).
-int bsgs_baby_steps(int dim);
+// Baby-step count g of the BSGS split d = g * (d / g): config.baby_steps
+// when set (validate: a power of two in [2, d]), else the smallest power of
+// two with g * g >= d (g >= d / g; 16 at d = 128).
+int bsgs_baby_steps(const MatvecConfig& config);
 
 // Ciphertext rotations one product performs: d - 1 (diagonal) or
 // (g - 1) baby + (d/g - 1) giant steps (bsgs).

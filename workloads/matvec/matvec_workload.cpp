@@ -112,7 +112,7 @@ MatvecWorkload::MatvecWorkload(CkksEngine& engine, MatvecConfig config)
   }
   problem_ = make_matvec_problem(config_.dim, engine_.slot_count(), config_.seed);
   for (int w = 0; w < config_.workers; ++w) evaluators_.push_back(std::make_unique<Evaluator>(engine_));
-  const int g = bsgs_baby_steps(config_.dim);
+  const int g = bsgs_baby_steps(config_);
   for (int s = 0; s < config_.dim; ++s) {
     const int pre_rotation = config_.method == MatvecMethod::bsgs ? (s / g) * g : 0;
     const std::vector<double> slots = problem_.diagonal_slots(s, pre_rotation);
@@ -177,7 +177,7 @@ Ciphertext MatvecWorkload::run_diagonal_lazy(const Ciphertext& input) const {
 }
 
 Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
-  const int g = bsgs_baby_steps(config_.dim);
+  const int g = bsgs_baby_steps(config_);
   const Evaluator& main = *evaluators_[0];
   // Baby steps 0..g-1 kept before their ModDown, decomposed once per chunk.
   std::vector<Ciphertext> baby;
@@ -203,7 +203,7 @@ Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
 
 Ciphertext MatvecWorkload::run_bsgs(const Ciphertext& input) const {
   if (config_.policy == DiagonalPolicy::lazy_moddown) return run_bsgs_lazy(input);
-  const int g = bsgs_baby_steps(config_.dim);
+  const int g = bsgs_baby_steps(config_);
   const int giants = config_.dim / g;
   // Baby steps: one hoisted decomposition per chunk of `hoist` rotations.
   const Evaluator& evaluator = *evaluators_[0];

@@ -53,8 +53,8 @@ Integer parse_integer(const std::map<std::string, std::string>& fields, const st
 }
 
 const char* const kKeys[] = {"version", "rank",  "gpus",  "preset", "ntt_backend", "engine_seed",
-                             "dim",     "method", "policy", "hoist", "batch",       "workers",
-                             "problem_seed", "warmup", "runs", "timeout_s", "nccl_id"};
+                             "dim",     "method", "policy", "hoist", "baby_steps",  "batch",
+                             "workers", "problem_seed", "warmup", "runs", "timeout_s", "nccl_id"};
 
 }  // namespace
 
@@ -72,6 +72,7 @@ std::string encode_rank_message(const RankMessage& message) {
       << "method " << method_name(r.config.method) << '\n'
       << "policy " << policy_name(r.config.policy) << '\n'
       << "hoist " << r.config.hoist << '\n'
+      << "baby_steps " << r.config.baby_steps << '\n'
       << "batch " << r.config.batch << '\n'
       << "workers " << r.config.workers << '\n'
       << "problem_seed " << r.config.seed << '\n'
@@ -120,6 +121,7 @@ RankMessage decode_rank_message(std::string_view text) {
   r.config.method = parse_method(fields.at("method"));
   r.config.policy = parse_policy(fields.at("policy"));
   r.config.hoist = parse_integer<int>(fields, "hoist");
+  r.config.baby_steps = parse_integer<int>(fields, "baby_steps");
   r.config.batch = parse_integer<int>(fields, "batch");
   r.config.workers = parse_integer<int>(fields, "workers");
   r.config.seed = parse_integer<std::uint64_t>(fields, "problem_seed");

@@ -20,7 +20,7 @@ std::string partitioned_noun(const MatvecConfig& config) {
 }  // namespace
 
 int matvec_partitioned_count(const MatvecConfig& config) {
-  return is_bsgs(config) ? config.dim / bsgs_baby_steps(config.dim) : config.dim;
+  return is_bsgs(config) ? config.dim / bsgs_baby_steps(config) : config.dim;
 }
 
 void validate_share(const MatvecConfig& config, MatvecShare share) {
@@ -51,7 +51,7 @@ std::vector<int> share_rotation_steps(const MatvecConfig& config, MatvecShare sh
   const auto [begin, end] = share_range(config, share);
   std::vector<int> steps;
   if (is_bsgs(config)) {
-    const int g = bsgs_baby_steps(config.dim);
+    const int g = bsgs_baby_steps(config);
     for (int i = 1; i < g; ++i) steps.push_back(i);
     for (int j = std::max(begin, 1); j < end; ++j) steps.push_back(j * g);
   } else {
@@ -64,7 +64,7 @@ std::vector<int> share_rotation_steps(const MatvecConfig& config, MatvecShare sh
 
 bool share_uses_diagonal(const MatvecConfig& config, MatvecShare share, int s) {
   const auto [begin, end] = share_range(config, share);
-  const int step = is_bsgs(config) ? s / bsgs_baby_steps(config.dim) : s;
+  const int step = is_bsgs(config) ? s / bsgs_baby_steps(config) : s;
   return step >= begin && step < end;
 }
 
@@ -72,7 +72,7 @@ MemoryPlan plan_share_memory(const Preset& preset, const MatvecConfig& config, M
   const auto [begin, end] = share_range(config, share);
   const std::size_t steps = share_rotation_steps(config, share).size();
   const std::size_t diagonals =
-      static_cast<std::size_t>(end - begin) * static_cast<std::size_t>(is_bsgs(config) ? bsgs_baby_steps(config.dim) : 1);
+      static_cast<std::size_t>(end - begin) * static_cast<std::size_t>(is_bsgs(config) ? bsgs_baby_steps(config) : 1);
   MemoryPlan plan = plan_matvec_memory(preset, config);
   for (MemoryItem& item : plan.items) {
     if (item.name == "keys") item.bytes = (steps + 1) * key_switch_key_bytes(preset);
@@ -106,8 +106,10 @@ void validate_gpu_count(const MatvecConfig& config, int gpus, int visible_gpus,
   }
   const int count = matvec_partitioned_count(config);
   if (gpus > count) {
+    const std::string baby_steps =
+        config.baby_steps != 0 ? " --baby-steps " + std::to_string(config.baby_steps) : std::string();
     throw InvalidArgument("--gpus " + std::to_string(gpus) + " exceeds the " + std::to_string(count) + " " +
-                          partitioned_noun(config) + " at --dim " + std::to_string(config.dim) +
+                          partitioned_noun(config) + " at --dim " + std::to_string(config.dim) + baby_steps +
                           " (each GPU needs at least one)");
   }
 }

@@ -2,8 +2,9 @@
 // Eigen product, graph replays equal eager runs word for word over several
 // staged inputs, the CPU MatvecWorkload's words for one worker, BSGS agrees
 // with the diagonal method, workers = 2 agrees with workers = 1, the
-// lazy-moddown policy gives the CPU's words for any worker count, and an
-// oversize configuration is refused before anything is allocated.
+// lazy-moddown policy gives the CPU's words for any worker count, so does an
+// explicit BSGS baby-step count, and an oversize configuration is refused
+// before anything is allocated.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -124,6 +125,34 @@ TEST_P(CudaMatvecMethods, LazyModDownMatchesCpuWordsForAnyWorkerCount) {
   EXPECT_TRUE(same_words(run(single, input, true), expected));
   EXPECT_TRUE(same_words(run(triple, input, true), expected));
   EXPECT_TRUE(same_words(run(triple, input, false), expected));
+}
+
+// An explicit BSGS baby-step count (g = 2: 7 giant steps; g = d = 16: no
+// giant rotation) gives the CPU's words under batch (one worker) and
+// lazy-moddown (one worker, and two, one of them without a giant step).
+TEST(CudaMatvec, ExplicitBabyStepsMatchCpuWords) {
+  FHE_SKIP_WITHOUT_GPU();
+  for (DiagonalPolicy policy : {DiagonalPolicy::batch, DiagonalPolicy::lazy_moddown}) {
+    for (int g : {2, 16}) {
+      MatvecConfig config = small_config(MatvecMethod::bsgs, 1, policy);
+      config.baby_steps = g;
+      const auto owner = make_engine({config});
+      CkksEngine& engine = *owner;
+      CudaMatvec gpu(engine, config);
+      MatvecWorkload cpu(engine, config);
+      const Ciphertext input = cpu.encrypt_input();
+      const Ciphertext expected = cpu.run(input);
+      const std::string label = std::string(policy_name(policy)) + " g = " + std::to_string(g);
+      EXPECT_LT(cpu.max_abs_error(expected), 5e-5) << label;
+      EXPECT_EQ(gpu.rotation_count(), (g - 1) + (16 / g - 1)) << label;
+      EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << label;
+      if (policy == DiagonalPolicy::lazy_moddown) {
+        config.workers = 2;
+        CudaMatvec pair(engine, config);
+        EXPECT_TRUE(same_words(run(pair, input, true), expected)) << label << ", 2 workers";
+      }
+    }
+  }
 }
 
 // The application suite's backends share one key set: a CudaMatvec on
