@@ -10,8 +10,13 @@ namespace {
 
 constexpr unsigned kBlock = 256;
 using u64 = std::uint64_t;
+using u128 = unsigned __int128;
 
 unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + kBlock - 1) / kBlock); }
+
+FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
+  return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
+}
 
 __global__ void elementwise_kernel(Elementwise op, const u64* __restrict__ a, const u64* __restrict__ b,
                                    u64* __restrict__ out, std::size_t first_row, std::size_t rows,
@@ -83,17 +88,17 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
     const u64 minus_q = c.minus_q_mod_target[t];
     const DeviceModulus m = c.target_moduli[t];
     u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
-    u64 sum_hi[kConversionCoefficients], sum_lo[kConversionCoefficients];
+    u128 sum[kConversionCoefficients];
 #pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) mul_wide(negatives[j], minus_q, sum_hi[j], sum_lo[j]);
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u128>(negatives[j]) * minus_q;
 #pragma unroll
     for (int i = 0; i < S; ++i) {
       const u64 h = hat[i];
 #pragma unroll
-      for (unsigned j = 0; j < kConversionCoefficients; ++j) mul_add_wide(y[j][i], h, sum_hi[j], sum_lo[j]);
+      for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] += static_cast<u128>(y[j][i]) * h;
     }
 #pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) out[k + j * half] = reduce_wide(sum_hi[j], sum_lo[j], m);
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) out[k + j * half] = reduce128(sum[j], m);
   }
 }
 
@@ -140,15 +145,15 @@ __device__ void key_inner_product(const u64* __restrict__ extended, int digits, 
                                   int first_digit, std::size_t key_rows, std::size_t rows, std::size_t r,
                                   std::size_t n, std::size_t source_k, std::size_t key_row,
                                   const DeviceModulus& m, u64& out_b, u64& out_a) {
-  u64 b_hi = 0, b_lo = 0, a_hi = 0, a_lo = 0;
+  u128 sum_b = 0, sum_a = 0;
   for (int d = 0; d < digits; ++d) {
     const u64 x = extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k];
     const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
-    mul_add_wide(x, key[component * key_rows * n + key_row], b_hi, b_lo);
-    mul_add_wide(x, key[(component + 1) * key_rows * n + key_row], a_hi, a_lo);
+    sum_b += static_cast<u128>(x) * key[component * key_rows * n + key_row];
+    sum_a += static_cast<u128>(x) * key[(component + 1) * key_rows * n + key_row];
   }
-  out_b = reduce_wide(b_hi, b_lo, m);
-  out_a = reduce_wide(a_hi, a_lo, m);
+  out_b = reduce128(sum_b, m);
+  out_a = reduce128(sum_a, m);
 }
 
 // One thread per (row, k), the Galois permutation folded into the read of

@@ -54,38 +54,6 @@ FHE_HD std::uint32_t mul_hi(std::uint32_t a, std::uint32_t b) {
 #endif
 }
 
-// The exact product a*b = hi:lo from four 32 x 32 -> 64 multiplies. On the
-// device this is what a 128-bit product should cost: the u128 operator
-// lowers to separate mul.lo.u64 / mul.hi.u64 sequences that repeat partial
-// products. Portable so the CPU tests check it.
-FHE_HD void mul_wide_halves(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
-  const std::uint64_t a0 = static_cast<std::uint32_t>(a), a1 = a >> 32;
-  const std::uint64_t b0 = static_cast<std::uint32_t>(b), b1 = b >> 32;
-  const std::uint64_t p00 = a0 * b0;
-  const std::uint64_t mid = a0 * b1 + (p00 >> 32);  // < 2^64: (2^32-1)^2 + 2^32-1
-  const std::uint64_t mid2 = a1 * b0 + static_cast<std::uint32_t>(mid);
-  hi = a1 * b1 + (mid >> 32) + (mid2 >> 32);
-  lo = (mid2 << 32) | static_cast<std::uint32_t>(p00);
-}
-
-FHE_HD void mul_wide(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
-#if defined(__CUDA_ARCH__)
-  mul_wide_halves(a, b, hi, lo);
-#else
-  const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
-  hi = static_cast<std::uint64_t>(p >> 64);
-  lo = static_cast<std::uint64_t>(p);
-#endif
-}
-
-// hi:lo += a*b (the caller keeps the sum below 2^128).
-FHE_HD void mul_add_wide(std::uint64_t a, std::uint64_t b, std::uint64_t& hi, std::uint64_t& lo) {
-  std::uint64_t ph, pl;
-  mul_wide(a, b, ph, pl);
-  lo += pl;
-  hi += ph + (lo < pl ? 1 : 0);
-}
-
 template <typename Word>
 FHE_HD Word add_mod(Word a, Word b, Word q) {
   Word s = a + b;
@@ -153,21 +121,9 @@ FHE_HD Word reduce_wide(Word hi, Word lo, const Modulus<Word>& m) {
   constexpr int W = WordTraits<Word>::bits;
   // Estimate floor(x * ratio / 2^(2W)) from the three significant partial products.
   Word carry = mul_hi(lo, m.barrett_lo);
-  Word quotient;
-  if constexpr (W == 64) {  // the same sums through mul_wide (cheaper on the device)
-    std::uint64_t mid_hi, mid_lo, mid2_hi, mid2_lo;
-    mul_wide(lo, m.barrett_hi, mid_hi, mid_lo);
-    mid_lo += carry;
-    mid_hi += mid_lo < carry ? 1 : 0;
-    mul_wide(hi, m.barrett_lo, mid2_hi, mid2_lo);
-    mid2_lo += mid_lo;
-    mid2_hi += mid2_lo < mid_lo ? 1 : 0;
-    quotient = hi * m.barrett_hi + mid_hi + mid2_hi;
-  } else {
-    Wide mid = static_cast<Wide>(lo) * m.barrett_hi + carry;
-    Wide mid2 = static_cast<Wide>(hi) * m.barrett_lo + static_cast<Word>(mid);
-    quotient = hi * m.barrett_hi + static_cast<Word>(mid >> W) + static_cast<Word>(mid2 >> W);
-  }
+  Wide mid = static_cast<Wide>(lo) * m.barrett_hi + carry;
+  Wide mid2 = static_cast<Wide>(hi) * m.barrett_lo + static_cast<Word>(mid);
+  Word quotient = hi * m.barrett_hi + static_cast<Word>(mid >> W) + static_cast<Word>(mid2 >> W);
   // The truncated estimate is at most 2 below the true quotient, so r < 3q < 2^W.
   Word r = lo - quotient * m.value;
   r = r >= m.value ? r - m.value : r;
@@ -179,14 +135,8 @@ template <typename Word>
 FHE_HD Word mul_mod(Word a, Word b, const Modulus<Word>& m) {
   using Wide = typename WordTraits<Word>::Wide;
   constexpr int W = WordTraits<Word>::bits;
-  if constexpr (W == 64) {
-    std::uint64_t hi, lo;
-    mul_wide(a, b, hi, lo);
-    return reduce_wide<Word>(hi, lo, m);
-  } else {
-    Wide product = static_cast<Wide>(a) * b;
-    return reduce_wide<Word>(static_cast<Word>(product >> W), static_cast<Word>(product), m);
-  }
+  Wide product = static_cast<Wide>(a) * b;
+  return reduce_wide<Word>(static_cast<Word>(product >> W), static_cast<Word>(product), m);
 }
 
 // Plain (slow, exact) a * b mod q for table construction on the host.
