@@ -49,6 +49,14 @@ std::size_t ciphertext_bytes(const Preset& preset, int level) {
   return 2 * preset.active_q_rows(level) * preset.n() * 8;
 }
 
+int lazy_bsgs_inner_sums(const MatvecConfig& config) {
+  if (config.method != MatvecMethod::bsgs || config.policy != DiagonalPolicy::lazy_moddown) return 0;
+  const int giant_steps = config.dim / bsgs_baby_steps(config);
+  const int workers = std::max(config.workers, 1);
+  const int largest_range = (giant_steps + workers - 1) / workers;  // of partition_range
+  return std::min(largest_range, kLazyBsgsInnerSumsPerPass);
+}
+
 MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) {
   const std::size_t steps = matvec_rotation_steps(config).size();
   const std::size_t row_bytes = preset.n() * 8;
@@ -65,14 +73,17 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * (lazy ? extended_part_bytes
                                                                                   : q_rows * row_bytes)});
   // Per worker: the hoisted digits over QP rows, then either the chunk's
-  // rotated ciphertexts with a running product and sum, or (lazy) two
-  // 2-part extended sums (bsgs: and its inner sum after ModDown); lazy adds
-  // the ModDown and rescale outputs once (bsgs: and the g extended baby steps).
+  // rotated ciphertexts with a running product and sum, or (lazy) 2-part
+  // extended sums: the worker's, plus the inner sums of one pass over the
+  // baby steps (bsgs: lazy_bsgs_inner_sums, and an inner sum after ModDown;
+  // diagonal: one, a margin the plan always had). Lazy adds the ModDown and
+  // rescale outputs once (bsgs: and the g extended baby steps).
   const bool bsgs = config.method == MatvecMethod::bsgs;
   const std::size_t ciphertext = ciphertext_bytes(preset, 0);
   const std::size_t digits = static_cast<std::size_t>(preset.dnum()) * preset.qp_rows() * row_bytes;
+  const std::size_t extended_sums = 1 + (bsgs ? static_cast<std::size_t>(lazy_bsgs_inner_sums(config)) : 1);
   const std::size_t per_worker =
-      lazy ? 4 * extended_part_bytes + (bsgs ? ciphertext : 0) : (chunk + 2) * ciphertext;
+      lazy ? extended_sums * 2 * extended_part_bytes + (bsgs ? ciphertext : 0) : (chunk + 2) * ciphertext;
   const std::size_t once =
       lazy ? 2 * ciphertext + (bsgs ? static_cast<std::size_t>(bsgs_baby_steps(config)) * 2 * extended_part_bytes
                                     : 0)

@@ -30,6 +30,15 @@ std::size_t key_switch_key_bytes(const Preset& preset);
 // One ciphertext of two parts at `level`.
 std::size_t ciphertext_bytes(const Preset& preset, int level);
 
+// Lazy-moddown BSGS: a worker computes the inner sums of up to this many
+// giant steps in ONE pass over the stored baby steps (the CUDA kernel's
+// output bound, cuda::kMaxProductOutputs), and keeps that many extended
+// inner sums: more would not read the baby steps fewer times.
+inline constexpr int kLazyBsgsInnerSumsPerPass = 8;
+// The extended inner sums a worker of the one-GPU product holds: its largest
+// giant-step range, at most kLazyBsgsInnerSumsPerPass (0 unless lazy BSGS).
+int lazy_bsgs_inner_sums(const MatvecConfig& config);
+
 // Keys (relinearization + one Galois key per rotation step), the encoded
 // diagonals, the hoisted decomposition and the rotated ciphertexts of one
 // chunk per worker, and the accumulators.

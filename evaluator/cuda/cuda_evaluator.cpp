@@ -619,9 +619,9 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
   }
 }
 
-void CudaEvaluator::multiply_plain_sum(const std::vector<const CudaCiphertext*>& terms,
-                                       const std::vector<const CudaCiphertext*>& plains, CudaCiphertext& out) const {
-  const char* op = "multiply_plain_sum";
+double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> terms,
+                                     std::span<const CudaCiphertext* const> plains, const CudaCiphertext& out,
+                                     const char* op) const {
   if (terms.empty() || terms.size() != plains.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(terms.size()) + " terms and " +
                           std::to_string(plains.size()) + " plaintexts (one per term, at least one)");
@@ -642,18 +642,62 @@ void CudaEvaluator::multiply_plain_sum(const std::vector<const CudaCiphertext*>&
   } else {
     check_output(out, op);
   }
-  for (const CudaCiphertext* term : terms) {
-    if (term == &out) throw InvalidArgument(std::string(op) + ": the output must not alias a term");
+  return scale;
+}
+
+void CudaEvaluator::multiply_plain_sum(const std::vector<const CudaCiphertext*>& terms,
+                                       const std::vector<const CudaCiphertext*>& plains, CudaCiphertext& out) const {
+  plain_sums(terms, std::span<const std::vector<const CudaCiphertext*>>(&plains, 1),
+             std::span<CudaCiphertext>(&out, 1), "multiply_plain_sum");
+}
+
+void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
+                                        std::span<const std::vector<const CudaCiphertext*>> plains,
+                                        std::span<CudaCiphertext> outs) const {
+  plain_sums(terms, plains, outs, "multiply_plain_sums");
+}
+
+void CudaEvaluator::plain_sums(std::span<const CudaCiphertext* const> terms,
+                               std::span<const std::vector<const CudaCiphertext*>> plains,
+                               std::span<CudaCiphertext> outs, const char* op) const {
+  if (outs.empty() || outs.size() != plains.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs and " +
+                          std::to_string(plains.size()) + " plaintext lists (one per output, at least one)");
   }
-  out.parts = 2;
-  out.level = first.level;
-  out.scale = scale;
-  for (std::size_t start = 0; start < terms.size(); start += cuda::kMaxProductTerms) {
-    const std::size_t count = std::min<std::size_t>(cuda::kMaxProductTerms, terms.size() - start);
-    cuda::ProductTerm list[cuda::kMaxProductTerms];
-    for (std::size_t t = 0; t < count; ++t) list[t] = {terms[start + t]->data(), plains[start + t]->data()};
-    cuda::launch_products_sum(list, static_cast<int>(count), start > 0, out.data(),
-                              static_cast<std::size_t>(first.level), first.rows(), log_n_, moduli_.data(), stream());
+  // Every output checked before any changes; a later launch still reads
+  // the operands, so no output may be one of them (any output's plaintext).
+  std::vector<double> scales;
+  for (std::size_t j = 0; j < outs.size(); ++j) scales.push_back(check_plain_sum(terms, plains[j], outs[j], op));
+  auto is_output = [&](const CudaCiphertext* x) {
+    return std::any_of(outs.begin(), outs.end(), [x](const CudaCiphertext& out) { return &out == x; });
+  };
+  bool aliased = std::any_of(terms.begin(), terms.end(), is_output);
+  for (const auto& list : plains) aliased = aliased || std::any_of(list.begin(), list.end(), is_output);
+  if (aliased) throw InvalidArgument(std::string(op) + ": an output aliases a term or plaintext");
+  const int level = terms.front()->level;
+  const std::size_t rows = terms.front()->rows();
+  for (std::size_t j = 0; j < outs.size(); ++j) {
+    outs[j].parts = 2;
+    outs[j].level = level;
+    outs[j].scale = scales[j];
+  }
+  // Outputs in groups of kMaxProductOutputs, each ONE pass over the terms in
+  // launches of kMaxProductTerms (the first writes, the rest accumulate).
+  for (std::size_t first_out = 0; first_out < outs.size(); first_out += cuda::kMaxProductOutputs) {
+    const std::size_t out_count = std::min<std::size_t>(cuda::kMaxProductOutputs, outs.size() - first_out);
+    for (std::size_t first_term = 0; first_term < terms.size(); first_term += cuda::kMaxProductTerms) {
+      const std::size_t term_count = std::min<std::size_t>(cuda::kMaxProductTerms, terms.size() - first_term);
+      cuda::ProductSums sums;
+      sums.term_count = static_cast<int>(term_count);
+      sums.output_count = static_cast<int>(out_count);
+      for (std::size_t t = 0; t < term_count; ++t) sums.terms[t] = terms[first_term + t]->data();
+      for (std::size_t j = 0; j < out_count; ++j) {
+        sums.outs[j] = outs[first_out + j].data();
+        for (std::size_t t = 0; t < term_count; ++t) sums.plains[j][t] = plains[first_out + j][first_term + t]->data();
+      }
+      cuda::launch_products_sums(sums, first_term > 0, static_cast<std::size_t>(level), rows, log_n_,
+                                 moduli_.data(), stream());
+    }
   }
 }
 

@@ -121,10 +121,19 @@ class CudaEvaluator {
   // its baby steps so): outs are make_extended buffers.
   void rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
                             std::span<CudaCiphertext> outs) const;
-  // out = sum_t terms[t] (.) plains[t]: extended terms times extended
-  // plaintexts (BSGS's inner sums), in launches of cuda::kMaxProductTerms.
+  // out = sum_t terms[t] (.) plains[t]: 2-part terms times 1-part
+  // plaintexts of one kind (extended: BSGS's inner sums) and level; the
+  // one-output case of multiply_plain_sums.
   void multiply_plain_sum(const std::vector<const CudaCiphertext*>& terms,
                           const std::vector<const CudaCiphertext*>& plains, CudaCiphertext& out) const;
+  // outs[j] = sum_t terms[t] (.) plains[j][t] for every j, each with the
+  // words of its own multiply_plain_sum. One pass over the terms serves up
+  // to cuda::kMaxProductOutputs outputs (lazy BSGS: the baby steps are read
+  // once for several giant steps, not once per giant step), in launches of
+  // cuda::kMaxProductTerms terms. Outputs must alias no term or plaintext.
+  void multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
+                           std::span<const std::vector<const CudaCiphertext*>> plains,
+                           std::span<CudaCiphertext> outs) const;
   // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
   void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
 
@@ -139,6 +148,14 @@ class CudaEvaluator {
   void check_output(const CudaCiphertext& out, const char* op) const;
   // An extended buffer (make_extended) with room for `parts` parts at level 0.
   void check_extended(const CudaCiphertext& x, const char* op, std::size_t parts = 1) const;
+  // The operands and output of one plaintext-weighted sum; returns its scale.
+  double check_plain_sum(std::span<const CudaCiphertext* const> terms,
+                         std::span<const CudaCiphertext* const> plains, const CudaCiphertext& out,
+                         const char* op) const;
+  // multiply_plain_sums, its errors naming `op`.
+  void plain_sums(std::span<const CudaCiphertext* const> terms,
+                  std::span<const std::vector<const CudaCiphertext*>> plains, std::span<CudaCiphertext> outs,
+                  const char* op) const;
   // Galois keys of `elements` (null for element 1), all looked up before any
   // work; decomposes `a` when one is needed (apply_galois and the extended
   // sums). Then the extended-sum kernel's launches.

@@ -214,27 +214,47 @@ __global__ void rotation_terms_kernel(RotationTermList list, int count, Extended
   s.sum_a[i] = sum_a;
 }
 
-struct ProductTermList {
-  ProductTerm term[kMaxProductTerms];
-};
-
-__global__ void products_sum_kernel(ProductTermList list, int count, bool accumulate, u64* __restrict__ out,
-                                    std::size_t first_row, std::size_t rows, int log_n,
-                                    const DeviceModulus* __restrict__ moduli) {
+// One thread per (row, k): each term's two words are loaded once and
+// multiply-added into every output's accumulators, so one pass over the
+// terms serves up to kMaxProductOutputs sums. The output loops unroll
+// (uniform guard), keeping the accumulators in registers; __grid_constant__
+// lets the runtime term index read the parameter space without a local copy.
+__global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool accumulate, std::size_t first_row,
+                                     std::size_t rows, int log_n, const DeviceModulus* __restrict__ moduli) {
   const std::size_t n = std::size_t{1} << log_n;
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const std::size_t i = r * n + k, part = rows * n;
   const DeviceModulus m = moduli[first_row + r];
-  u64 sum0 = accumulate ? out[i] : 0, sum1 = accumulate ? out[part + i] : 0;
-  for (int t = 0; t < count; ++t) {
-    const u64 plain = list.term[t].plain[i];
-    sum0 = add_mod(sum0, mul_mod(list.term[t].term[i], plain, m), m.value);
-    sum1 = add_mod(sum1, mul_mod(list.term[t].term[part + i], plain, m), m.value);
+  u64 sum0[kMaxProductOutputs] = {}, sum1[kMaxProductOutputs] = {};
+  if (accumulate) {
+#pragma unroll
+    for (int j = 0; j < kMaxProductOutputs; ++j) {
+      if (j < s.output_count) {
+        sum0[j] = s.outs[j][i];
+        sum1[j] = s.outs[j][part + i];
+      }
+    }
   }
-  out[i] = sum0;
-  out[part + i] = sum1;
+  for (int t = 0; t < s.term_count; ++t) {
+    const u64 c0 = s.terms[t][i], c1 = s.terms[t][part + i];
+#pragma unroll
+    for (int j = 0; j < kMaxProductOutputs; ++j) {
+      if (j < s.output_count) {
+        const u64 plain = s.plains[j][t][i];
+        sum0[j] = add_mod(sum0[j], mul_mod(c0, plain, m), m.value);
+        sum1[j] = add_mod(sum1[j], mul_mod(c1, plain, m), m.value);
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kMaxProductOutputs; ++j) {
+    if (j < s.output_count) {
+      s.outs[j][i] = sum0[j];
+      s.outs[j][part + i] = sum1[j];
+    }
+  }
 }
 
 struct ScaleDownItems {
@@ -340,13 +360,11 @@ void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedS
   FHE_CUDA_CHECK_LAUNCH("rotation_terms_kernel");
 }
 
-void launch_products_sum(const ProductTerm* terms, int count, bool accumulate, u64* out, std::size_t first_row,
-                         std::size_t rows, int log_n, const DeviceModulus* moduli, cudaStream_t stream) {
-  ProductTermList list;
-  for (int t = 0; t < count && t < kMaxProductTerms; ++t) list.term[t] = terms[t];
+void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t first_row, std::size_t rows,
+                          int log_n, const DeviceModulus* moduli, cudaStream_t stream) {
   const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(rows));
-  products_sum_kernel<<<grid, kBlock, 0, stream>>>(list, count, accumulate, out, first_row, rows, log_n, moduli);
-  FHE_CUDA_CHECK_LAUNCH("products_sum_kernel");
+  products_sums_kernel<<<grid, kBlock, 0, stream>>>(sums, accumulate, first_row, rows, log_n, moduli);
+  FHE_CUDA_CHECK_LAUNCH("products_sums_kernel");
 }
 
 void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,

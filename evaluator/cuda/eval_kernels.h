@@ -86,17 +86,21 @@ struct ExtendedSumArgs {
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
                            cudaStream_t stream);
 
-// out (+)= sum_t term_t (.) plain_t over `rows` rows (ids first_row..) of
-// 2-part terms (part stride rows x n) and 1-part plaintexts: BSGS's inner
-// sums of stored extended baby steps.
-struct ProductTerm {
-  const std::uint64_t* term = nullptr;
-  const std::uint64_t* plain = nullptr;
+// out_j (+)= sum_t term_t (.) plain_(j,t) for every output j, over `rows`
+// rows (ids first_row..) of 2-part terms and outputs (part stride rows x n)
+// and 1-part plaintexts: BSGS's inner sums of stored extended baby steps,
+// several giant steps per pass so each term is read once for all of them.
+// Passed by value (kernel parameter space), hence the bounds.
+inline constexpr int kMaxProductTerms = 16;   // terms per launch
+inline constexpr int kMaxProductOutputs = 8;  // outputs per launch
+struct ProductSums {
+  const std::uint64_t* terms[kMaxProductTerms] = {};
+  const std::uint64_t* plains[kMaxProductOutputs][kMaxProductTerms] = {};  // [output][term]
+  std::uint64_t* outs[kMaxProductOutputs] = {};
+  int term_count = 0, output_count = 0;
 };
-inline constexpr int kMaxProductTerms = 16;  // terms per launch
-void launch_products_sum(const ProductTerm* terms, int count, bool accumulate, std::uint64_t* out,
-                         std::size_t first_row, std::size_t rows, int log_n, const DeviceModulus* moduli,
-                         cudaStream_t stream);
+void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t first_row, std::size_t rows,
+                          int log_n, const DeviceModulus* moduli, cudaStream_t stream);
 
 // Final step of RnsScaleDown for `items` polynomials:
 // out_i[r][k] = (x_i[r][k] - conv_i[r][k]) * [D^-1] (+ addend_i[r][table ? table[k] : k] when

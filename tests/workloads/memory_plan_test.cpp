@@ -33,13 +33,36 @@ TEST(MemoryPlan, BsgsPlanFollowsTheBabyStepCount) {
   // d = 128, g = 32: 31 baby + 3 giant steps, plus relinearization.
   MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32};
   EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("keys"), 35 * key_switch_key_bytes(preset));
-  // lazy-moddown stores the g baby steps over QP: 16 more at g = 32 than at g = 16.
+  // lazy-moddown stores the g baby steps over QP (16 more at g = 32 than at
+  // g = 16) and, per worker, the inner sums of its giant steps (4 at g = 32,
+  // 8 at g = 16).
   config.policy = DiagonalPolicy::lazy_moddown;
-  MatvecConfig automatic = config;
-  automatic.baby_steps = 0;
+  MatvecConfig sixteen = config;
+  sixteen.baby_steps = 16;
   EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("workspaces") -
-                plan_matvec_memory(preset, automatic).bytes_of("workspaces"),
-            16 * 2 * preset.qp_rows() * preset.n() * 8);
+                plan_matvec_memory(preset, sixteen).bytes_of("workspaces"),
+            (16 - 4) * 2 * preset.qp_rows() * preset.n() * 8);
+}
+
+TEST(MemoryPlan, LazyBsgsCountsOnePassOfInnerSumsPerWorker) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  MatvecConfig config{
+      .dim = 128, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::lazy_moddown, .baby_steps = 16};
+  EXPECT_EQ(lazy_bsgs_inner_sums(config), 8);  // 8 giant steps, one pass
+  config.workers = 3;
+  EXPECT_EQ(lazy_bsgs_inner_sums(config), 3);  // the largest of 2, 3, 3
+  config.workers = 1;
+  config.baby_steps = 2;
+  EXPECT_EQ(lazy_bsgs_inner_sums(config), kLazyBsgsInnerSumsPerPass);  // 64 giant steps, passes of 8
+  EXPECT_EQ(lazy_bsgs_inner_sums(MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs}), 0);
+  // Capped: g = 4 (32 giant steps) and g = 8 (16) hold the same inner sums,
+  // so their plans differ by the 4 extra baby steps only.
+  MatvecConfig four = config, eight = config;
+  four.baby_steps = 4;
+  eight.baby_steps = 8;
+  EXPECT_EQ(plan_matvec_memory(preset, eight).bytes_of("workspaces") -
+                plan_matvec_memory(preset, four).bytes_of("workspaces"),
+            4 * 2 * preset.qp_rows() * preset.n() * 8);
 }
 
 TEST(MemoryPlan, SmallerDimensionSuggestionKeepsTheBabyStepsValid) {

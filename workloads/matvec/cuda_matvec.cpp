@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "evaluator/cuda/eval_kernels.h"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 #include "fhe/cuda/graph.h"
@@ -16,6 +17,9 @@
 
 namespace fhe::workloads {
 namespace {
+
+// The memory plan counts the inner sums of one kernel pass per worker.
+static_assert(kLazyBsgsInnerSumsPerPass == cuda::kMaxProductOutputs);
 
 // An event for stream ordering only (no timing): what fork/join records, in
 // eager runs and inside graph capture alike.
@@ -106,8 +110,10 @@ struct CudaMatvec::Worker {
   // Term accumulation, the bsgs inner sum and its giant-step rotation, and
   // the worker's partial sum.
   CudaCiphertext product, pending, rescaled, inner, rotated_inner, sum;
-  CudaCiphertext extended_sum;    // lazy-moddown: the worker's sum before ModDown
-  CudaCiphertext inner_extended;  // lazy-moddown bsgs: an inner sum before its ModDown
+  CudaCiphertext extended_sum;  // lazy-moddown: the worker's sum before ModDown
+  // lazy-moddown bsgs: the inner sums of up to kLazyBsgsInnerSumsPerPass
+  // giant steps before their ModDown, from one pass over the baby steps.
+  std::vector<CudaCiphertext> inner_sums;
   std::pair<int, int> range;  // diagonals (diagonal) or giant steps (bsgs)
   bool has_sum = false;       // set while enqueueing (metadata, not data)
   OrderEvent fork, join;
@@ -171,8 +177,11 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
       worker->rotated_inner = two_part();
     }
     if (lazy) worker->extended_sum = worker->evaluator->make_extended();
-    if (lazy && bsgs) worker->inner_extended = worker->evaluator->make_extended();
     worker->range = ranges[static_cast<std::size_t>(w)];
+    if (lazy && bsgs) {
+      const int count = std::min(worker->range.second - worker->range.first, kLazyBsgsInnerSumsPerPass);
+      for (int k = 0; k < count; ++k) worker->inner_sums.push_back(worker->evaluator->make_extended());
+    }
     workers_.push_back(std::move(worker));
   }
   input_ = two_part();
@@ -352,19 +361,33 @@ void CudaMatvec::enqueue_bsgs_lazy() {
   }
   std::vector<const CudaCiphertext*> baby;
   for (const CudaCiphertext& term : baby_) baby.push_back(&term);
+  auto giant_diagonals = [&](int j) {
+    std::vector<const CudaCiphertext*> diagonals;
+    for (int i = 0; i < g; ++i) diagonals.push_back(&diagonals_[static_cast<std::size_t>(j * g + i)]);
+    return diagonals;
+  };
   // Per giant step (across workers): the inner sum over QP, its ModDown, and
   // its giant rotation added before ITS ModDown (Evaluator: run_bsgs_lazy).
+  // The inner sums of a worker's giant steps come from one pass over the
+  // baby steps per kLazyBsgsInnerSumsPerPass of them: the baby steps are
+  // most of the bytes this phase reads.
   fork();
   for (auto& worker_ptr : workers_) {
     Worker& worker = *worker_ptr;
     const CudaEvaluator& ev = *worker.evaluator;
     worker.extended_sum.parts = 0;
-    for (int j = worker.range.first; j < worker.range.second; ++j) {
-      std::vector<const CudaCiphertext*> diagonals;
-      for (int i = 0; i < g; ++i) diagonals.push_back(&diagonals_[static_cast<std::size_t>(j * g + i)]);
-      ev.multiply_plain_sum(baby, diagonals, worker.inner_extended);
-      ev.mod_down(worker.inner_extended, worker.inner);
-      ev.accumulate_rotations(worker.inner, {j * g}, {nullptr}, worker.extended_sum);
+    const auto [begin, end] = worker.range;
+    const int pass = static_cast<int>(worker.inner_sums.size());
+    for (int first = begin; first < end; first += pass) {
+      const int count = std::min(pass, end - first);
+      std::vector<std::vector<const CudaCiphertext*>> diagonals;
+      for (int j = first; j < first + count; ++j) diagonals.push_back(giant_diagonals(j));
+      std::span<CudaCiphertext> inner_sums(worker.inner_sums.data(), static_cast<std::size_t>(count));
+      ev.multiply_plain_sums(baby, diagonals, inner_sums);
+      for (int k = 0; k < count; ++k) {
+        ev.mod_down(inner_sums[static_cast<std::size_t>(k)], worker.inner);
+        ev.accumulate_rotations(worker.inner, {(first + k) * g}, {nullptr}, worker.extended_sum);
+      }
     }
     worker.has_sum = worker.extended_sum.parts != 0;
   }

@@ -3,7 +3,8 @@
 // staged inputs, the CPU MatvecWorkload's words for one worker, BSGS agrees
 // with the diagonal method, workers = 2 agrees with workers = 1, the
 // lazy-moddown policy gives the CPU's words for any worker count, so does an
-// explicit BSGS baby-step count, and an oversize configuration is refused
+// explicit BSGS baby-step count (also with more giant steps per worker than
+// one inner-sum pass serves), and an oversize configuration is refused
 // before anything is allocated.
 #include <gtest/gtest.h>
 
@@ -152,6 +153,30 @@ TEST(CudaMatvec, ExplicitBabyStepsMatchCpuWords) {
         EXPECT_TRUE(same_words(run(pair, input, true), expected)) << label << ", 2 workers";
       }
     }
+  }
+}
+
+// More giant steps per worker than one pass over the baby steps serves
+// (d = 32, g = 2: 16 giant steps, inner sums in passes of
+// kLazyBsgsInnerSumsPerPass; three workers: one pass each) give the CPU's
+// words, in graph replays and eager runs.
+TEST(CudaMatvec, LazyBsgsInnerSumsOverSeveralPassesMatchCpuWords) {
+  FHE_SKIP_WITHOUT_GPU();
+  MatvecConfig config = small_config(MatvecMethod::bsgs, 1, DiagonalPolicy::lazy_moddown);
+  config.dim = 32;
+  config.baby_steps = 2;
+  ASSERT_GT(config.dim / config.baby_steps, kLazyBsgsInnerSumsPerPass);
+  const auto owner = make_engine({config});
+  CkksEngine& engine = *owner;
+  MatvecWorkload cpu(engine, config);
+  const Ciphertext input = cpu.encrypt_input();
+  const Ciphertext expected = cpu.run(input);
+  EXPECT_LT(cpu.max_abs_error(expected), 5e-5);
+  for (int workers : {1, 3}) {
+    config.workers = workers;
+    CudaMatvec gpu(engine, config);
+    EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << workers << " workers, graph";
+    EXPECT_TRUE(same_words(run(gpu, input, false), expected)) << workers << " workers, eager";
   }
 }
 
