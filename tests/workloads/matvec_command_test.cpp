@@ -28,7 +28,7 @@ TEST(MatvecCommand, LazyModDownRunMeetsTheToleranceAndRecordsTheBuild) {
   const CommandResult bsgs = matvec("--method bsgs --policy lazy-moddown --json");
   ASSERT_EQ(bsgs.exit_code, 0) << bsgs.err;
   EXPECT_LE(nlohmann::json::parse(bsgs.out)["max_abs_error"].get<double>(), 5e-5);
-  EXPECT_EQ(nlohmann::json::parse(bsgs.out)["baby_steps"], 4);  // the automatic g at d = 16
+  EXPECT_EQ(nlohmann::json::parse(bsgs.out)["baby_steps"], 8);  // the automatic lazy g at d = 16
   const CommandResult result = matvec("--policy lazy-moddown --workers 2 --json");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const nlohmann::json out = nlohmann::json::parse(result.out);

@@ -51,6 +51,11 @@ TEST(MatvecProblem, BabyStepsOverrideTheRule) {
   for (const auto& [dim, g] : std::vector<std::pair<int, int>>{{2, 2}, {8, 4}, {16, 4}, {32, 8}, {128, 16}}) {
     EXPECT_EQ(bsgs_baby_steps(MatvecConfig{.dim = dim, .method = MatvecMethod::bsgs}), g) << "d = " << dim;
   }
+  // Lazy ModDown: giant steps cost kLazyGiantStepCost baby steps, so g grows.
+  for (const auto& [dim, g] : std::vector<std::pair<int, int>>{{2, 2}, {16, 8}, {64, 16}, {128, 32}, {256, 32}}) {
+    const MatvecConfig lazy{.dim = dim, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::lazy_moddown};
+    EXPECT_EQ(bsgs_baby_steps(lazy), g) << "lazy, d = " << dim;
+  }
   // Explicit g: (g - 1) baby + (d/g - 1) giant steps; g = d has no giant step.
   struct Case {
     int g;

@@ -49,6 +49,12 @@ double MatvecProblem::max_abs_error(const std::vector<double>& result_slots) con
 
 int bsgs_baby_steps(const MatvecConfig& config) {
   if (config.baby_steps != 0) return config.baby_steps;
+  if (config.policy == DiagonalPolicy::lazy_moddown) {
+    auto cost = [&](int g) { return (g - 1) + kLazyGiantStepCost * (config.dim / g - 1); };
+    int best = 2;
+    for (int g = 4; g <= config.dim; g *= 2) best = cost(g) < cost(best) ? g : best;
+    return best;
+  }
   int g = 1;
   while (g * g < config.dim) g *= 2;
   return g;

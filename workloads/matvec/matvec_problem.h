@@ -33,9 +33,17 @@ struct MatvecProblem {
 MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed);
 
 // Baby-step count g of the BSGS split d = g * (d / g): config.baby_steps
-// when set (validate: a power of two in [2, d]), else the smallest power of
-// two with g * g >= d (g >= d / g; 16 at d = 128).
+// when set (validate: a power of two in [2, d]), else
+// - batch / loop: the smallest power of two with g * g >= d (16 at d = 128):
+//   a baby and a giant step cost about the same, one key switch each;
+// - lazy-moddown: the power of two minimising (g - 1) + kLazyGiantStepCost
+//   (d/g - 1) (32 at d = 128): a baby step is one key term with no ModUp or
+//   ModDown, a giant step pays ModDown + ModUp + its term.
 int bsgs_baby_steps(const MatvecConfig& config);
+
+// Cost of a lazy giant step in baby-step terms, fitted to the H200 sweep
+// g = 16 / 32 / 64 at d = 128 (docs/performance.md, session 4): 6.2.
+inline constexpr int kLazyGiantStepCost = 6;
 
 // Ciphertext rotations one product performs: d - 1 (diagonal) or
 // (g - 1) baby + (d/g - 1) giant steps (bsgs).
