@@ -533,7 +533,9 @@ std::vector<const cuda::DeviceSwitchKey*> CudaEvaluator::prepare_rotations(
 
 // Terms [first, first + count) of `keys` x `plains` into `sum` (already
 // shaped: 2 parts at a.level), in launches of kMaxRotationTerms.
-cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a) const {
+void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                                 const std::vector<const CudaCiphertext*>& plains, std::size_t first,
+                                 std::size_t count, bool accumulate, CudaCiphertext& sum) const {
   const cuda::LevelConstants& c = level_constants(a.level);
   cuda::ExtendedSumArgs args;
   args.extended = extended_.data();
@@ -544,21 +546,14 @@ cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a) 
   args.c1 = a.part(1);
   args.p_mod_q = p_mod_q_.data();
   args.p_mod_q_shoup = p_mod_q_shoup_.data();
+  args.sum_b = sum.part(0);
+  args.sum_a = sum.part(1);
+  args.accumulate = accumulate;
   args.first_row = static_cast<std::size_t>(a.level);
   args.q_rows = a.rows();
   args.rows = a.rows() + p_rows_;
   args.log_n = log_n_;
   args.moduli = moduli_.data();
-  return args;
-}
-
-void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                                 const std::vector<const CudaCiphertext*>& plains, std::size_t first,
-                                 std::size_t count, bool accumulate, CudaCiphertext& sum) const {
-  cuda::ExtendedSumArgs args = extended_sum_args(a);
-  args.sum_b = sum.part(0);
-  args.sum_a = sum.part(1);
-  args.accumulate = accumulate;
   for (std::size_t start = first; start < first + count; start += cuda::kMaxRotationTerms) {
     const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, first + count - start);
     cuda::RotationTerm terms[cuda::kMaxRotationTerms];
@@ -616,25 +611,11 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
   }
   for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
   const auto keys = prepare_rotations(a, engine_.galois_elements_for_steps(steps));
-  for (CudaCiphertext& out : outs) {
-    out.parts = 2;
-    out.level = a.level;
-    out.scale = a.scale;
-  }
-  const cuda::ExtendedSumArgs args = extended_sum_args(a);
-  if (args.digits > cuda::kMaxStationaryDigits) {  // digits do not fit in registers: one term per launch
-    for (std::size_t i = 0; i < steps.size(); ++i) launch_terms(a, keys, {}, i, 1, false, outs[i]);
-    return;
-  }
-  for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
-    const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
-    cuda::RotationOutput list[cuda::kMaxRotationTerms];
-    for (std::size_t t = 0; t < batch; ++t) {
-      const cuda::DeviceSwitchKey* key = keys[start + t];
-      list[t] = {key ? key->words.data() : nullptr, key ? key->galois_inverse.data() : nullptr,
-                 outs[start + t].part(0), outs[start + t].part(1)};
-    }
-    cuda::launch_rotation_outputs(list, static_cast<int>(batch), args, stream());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    outs[i].parts = 2;
+    outs[i].level = a.level;
+    outs[i].scale = a.scale;
+    launch_terms(a, keys, {}, i, 1, false, outs[i]);
   }
 }
 

@@ -2,7 +2,6 @@
 #include "evaluator/cuda/device_keys.h"
 
 #include <span>
-#include <vector>
 
 #include "fhe/core/error.h"
 
@@ -32,12 +31,6 @@ DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, std::size_t words, co
   return out;
 }
 
-std::vector<std::uint32_t> inverse_permutation(const std::vector<std::uint32_t>& table) {
-  std::vector<std::uint32_t> inverse(table.size());
-  for (std::size_t k = 0; k < table.size(); ++k) inverse[table[k]] = static_cast<std::uint32_t>(k);
-  return inverse;
-}
-
 // b then a, each over the Q rows.
 DeviceBuffer<std::uint64_t> upload_public_key(const PublicKey& key, std::size_t half) {
   if (key.b.words().size() != half || key.a.words().size() != half) {
@@ -56,7 +49,7 @@ std::size_t device_key_bytes(const CkksEngine& engine) {
   const std::size_t galois = engine.galois_keys().size();
   const std::size_t secret = engine.preset().qp_primes().size() * engine.ntt_plan().n() * 8;
   const std::size_t public_key = 2 * engine.preset().q_primes.size() * engine.ntt_plan().n() * 8;
-  return secret + public_key + (1 + galois) * key_bytes + galois * 2 * engine.ntt_plan().n() * 4;
+  return secret + public_key + (1 + galois) * key_bytes + galois * engine.ntt_plan().n() * 4;
 }
 
 DeviceKeys upload_keys(const CkksEngine& engine) {
@@ -75,8 +68,6 @@ DeviceKeys upload_keys(const CkksEngine& engine) {
     const std::vector<std::uint32_t>& table = engine.galois_permutation(element);
     device.galois_table = DeviceBuffer<std::uint32_t>::from_host(std::span<const std::uint32_t>(table),
                                                                  "Galois table " + std::to_string(element));
-    device.galois_inverse = DeviceBuffer<std::uint32_t>::from_host(
-        std::span<const std::uint32_t>(inverse_permutation(table)), "Galois inverse table " + std::to_string(element));
     keys.galois.emplace(element, std::move(device));
   }
   return keys;

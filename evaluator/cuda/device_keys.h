@@ -16,8 +16,7 @@ namespace fhe::cuda {
 
 struct DeviceSwitchKey {
   DeviceBuffer<std::uint64_t> words;
-  DeviceBuffer<std::uint32_t> galois_table;    // out[k] = in[table[k]]; empty for relinearization
-  DeviceBuffer<std::uint32_t> galois_inverse;  // in[k] lands at out[inverse[k]]; empty for relinearization
+  DeviceBuffer<std::uint32_t> galois_table;  // empty for relinearization
   std::size_t components = 0;
 };
 

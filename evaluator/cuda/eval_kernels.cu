@@ -214,59 +214,6 @@ __global__ void rotation_terms_kernel(RotationTermList list, int count, Extended
   s.sum_a[i] = sum_a;
 }
 
-struct RotationOutputList {
-  RotationOutput output[kMaxRotationTerms];
-};
-
-// Thread (row r, coefficient k) keeps digit k of every digit in registers
-// and serves every output: the value for output position j = inverse[k]
-// reads the key at j and writes there. The Galois permutation maps aligned
-// blocks onto aligned blocks, so those accesses stay coalesced, and the
-// digits cross the memory system once per launch instead of once per term
-// (rotation_terms_kernel gathers them per term: it must, its terms share
-// one output position).
-__global__ void rotation_outputs_kernel(const __grid_constant__ RotationOutputList list, int count,
-                                        const __grid_constant__ ExtendedSumArgs s) {
-  const std::size_t n = std::size_t{1} << s.log_n;
-  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const std::size_t r = blockIdx.y;
-  if (k >= n) return;
-  const std::size_t id = s.first_row + r;
-  const DeviceModulus m = s.moduli[id];
-  const u64 q = m.value;
-  const bool q_row = r < s.q_rows;  // the P rows of P x (Q-row part) are zero
-  const u64 p = q_row ? s.p_mod_q[id] : 0, p_shoup = q_row ? s.p_mod_q_shoup[id] : 0;
-  const u64 c0 = q_row ? mul_shoup(s.c0[r * n + k], p, p_shoup, q) : 0;
-  u64 x[kMaxStationaryDigits];
-#pragma unroll
-  for (int d = 0; d < kMaxStationaryDigits; ++d) {
-    if (d < s.digits) x[d] = s.extended[(static_cast<std::size_t>(d) * s.rows + r) * n + k];
-  }
-  for (int t = 0; t < count; ++t) {
-    const RotationOutput& o = list.output[t];
-    if (!o.key) {
-      o.out_b[r * n + k] = c0;
-      o.out_a[r * n + k] = q_row ? mul_shoup(s.c1[r * n + k], p, p_shoup, q) : 0;
-      continue;
-    }
-    const std::size_t j = o.inverse[k];
-    const u64* key = o.key + id * n + j;
-    const std::size_t half = s.key_rows * n;  // one key half of one digit
-    u128 sum_b = 0, sum_a = 0;
-#pragma unroll
-    for (int d = 0; d < kMaxStationaryDigits; ++d) {
-      if (d < s.digits) {
-        const std::size_t component = static_cast<std::size_t>(s.first_digit + d) * 2;
-        sum_b += static_cast<u128>(x[d]) * key[component * half];
-        sum_a += static_cast<u128>(x[d]) * key[(component + 1) * half];
-      }
-    }
-    const u64 b = reduce128(sum_b, m);
-    o.out_b[r * n + j] = q_row ? add_mod(b, c0, q) : b;
-    o.out_a[r * n + j] = reduce128(sum_a, m);
-  }
-}
-
 // One thread per (row, k): each term's two words are loaded once and
 // multiply-added into every output's accumulators, so one pass over the
 // terms serves up to kMaxProductOutputs sums. The output loops unroll
@@ -402,15 +349,6 @@ void launch_inner_product(const u64* extended, int digits, const u64* key, int f
   inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows, table, acc_b,
                                                     acc_a, first_row, rows, log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("inner_product_kernel");
-}
-
-void launch_rotation_outputs(const RotationOutput* outputs, int count, const ExtendedSumArgs& args,
-                             cudaStream_t stream) {
-  RotationOutputList list;
-  for (int t = 0; t < count && t < kMaxRotationTerms; ++t) list.output[t] = outputs[t];
-  const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));
-  rotation_outputs_kernel<<<grid, kBlock, 0, stream>>>(list, count, args);
-  FHE_CUDA_CHECK_LAUNCH("rotation_outputs_kernel");
 }
 
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,

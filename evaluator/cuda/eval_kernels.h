@@ -86,22 +86,6 @@ struct ExtendedSumArgs {
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
                            cudaStream_t stream);
 
-// Rotations of the hoisted decomposition in `args`, each into its own
-// extended output (no sum; args.sum_* unused): output_t = term_t above.
-// Input-stationary: each thread reads its digits once for every output of
-// the launch and writes position inverse_t[k]; digits beyond
-// kMaxStationaryDigits (registers) do not fit, callers use
-// launch_rotation_terms then.
-struct RotationOutput {
-  const std::uint64_t* key = nullptr;       // null: step 0, (P c0, P c1)
-  const std::uint32_t* inverse = nullptr;   // the inverse of the key's permutation
-  std::uint64_t* out_b = nullptr;           // rows x n each
-  std::uint64_t* out_a = nullptr;
-};
-inline constexpr int kMaxStationaryDigits = 12;
-void launch_rotation_outputs(const RotationOutput* outputs, int count, const ExtendedSumArgs& args,
-                             cudaStream_t stream);
-
 // out_j (+)= sum_t term_t (.) plain_(j,t) for every output j, over `rows`
 // rows (ids first_row..) of 2-part terms and outputs (part stride rows x n)
 // and 1-part plaintexts: BSGS's inner sums of stored extended baby steps,
