@@ -531,11 +531,24 @@ std::vector<const cuda::DeviceSwitchKey*> CudaEvaluator::prepare_rotations(
   return keys;
 }
 
-// Terms [first, first + count) of `keys` x `plains` into `sum` (already
-// shaped: 2 parts at a.level), in launches of kMaxRotationTerms.
-void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                                 const std::vector<const CudaCiphertext*>& plains, std::size_t first,
-                                 std::size_t count, bool accumulate, CudaCiphertext& sum) const {
+namespace {
+
+// The kernel term list of keys[start, start + batch) (null: step 0) times
+// plains (empty, or null entries: times 1).
+void fill_terms(const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                const std::vector<const CudaCiphertext*>& plains, std::size_t start, std::size_t batch,
+                cuda::RotationTerm* terms) {
+  for (std::size_t t = 0; t < batch; ++t) {
+    const cuda::DeviceSwitchKey* key = keys[start + t];
+    const CudaCiphertext* plain = plains.empty() ? nullptr : plains[start + t];
+    terms[t] = {key ? key->words.data() : nullptr, key ? key->galois_table.data() : nullptr,
+                plain ? plain->data() : nullptr};
+  }
+}
+
+}  // namespace
+
+cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a) const {
   const cuda::LevelConstants& c = level_constants(a.level);
   cuda::ExtendedSumArgs args;
   args.extended = extended_.data();
@@ -546,23 +559,27 @@ void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<cons
   args.c1 = a.part(1);
   args.p_mod_q = p_mod_q_.data();
   args.p_mod_q_shoup = p_mod_q_shoup_.data();
-  args.sum_b = sum.part(0);
-  args.sum_a = sum.part(1);
-  args.accumulate = accumulate;
   args.first_row = static_cast<std::size_t>(a.level);
   args.q_rows = a.rows();
   args.rows = a.rows() + p_rows_;
   args.log_n = log_n_;
   args.moduli = moduli_.data();
+  return args;
+}
+
+// Terms [first, first + count) of `keys` x `plains` into `sum` (already
+// shaped: 2 parts at a.level), in launches of kMaxRotationTerms.
+void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                                 const std::vector<const CudaCiphertext*>& plains, std::size_t first,
+                                 std::size_t count, bool accumulate, CudaCiphertext& sum) const {
+  cuda::ExtendedSumArgs args = extended_sum_args(a);
+  args.sum_b = sum.part(0);
+  args.sum_a = sum.part(1);
+  args.accumulate = accumulate;
   for (std::size_t start = first; start < first + count; start += cuda::kMaxRotationTerms) {
     const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, first + count - start);
     cuda::RotationTerm terms[cuda::kMaxRotationTerms];
-    for (std::size_t t = 0; t < batch; ++t) {
-      const cuda::DeviceSwitchKey* key = keys[start + t];
-      const CudaCiphertext* plain = plains.empty() ? nullptr : plains[start + t];
-      terms[t] = {key ? key->words.data() : nullptr, key ? key->galois_table.data() : nullptr,
-                  plain ? plain->data() : nullptr};
-    }
+    fill_terms(keys, plains, start, batch, terms);
     cuda::launch_rotation_terms(terms, static_cast<int>(batch), args, stream());
     args.accumulate = true;
   }
@@ -611,11 +628,22 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
   }
   for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
   const auto keys = prepare_rotations(a, engine_.galois_elements_for_steps(steps));
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    outs[i].parts = 2;
-    outs[i].level = a.level;
-    outs[i].scale = a.scale;
-    launch_terms(a, keys, {}, i, 1, false, outs[i]);
+  const cuda::ExtendedSumArgs args = extended_sum_args(a);
+  for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
+    const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
+    cuda::RotationTerm terms[cuda::kMaxRotationTerms];
+    std::uint64_t* outs_b[cuda::kMaxRotationTerms];
+    std::uint64_t* outs_a[cuda::kMaxRotationTerms];
+    fill_terms(keys, {}, start, batch, terms);
+    for (std::size_t t = 0; t < batch; ++t) {
+      CudaCiphertext& out = outs[start + t];
+      out.parts = 2;
+      out.level = a.level;
+      out.scale = a.scale;
+      outs_b[t] = out.part(0);
+      outs_a[t] = out.part(1);
+    }
+    cuda::launch_rotation_outputs(terms, static_cast<int>(batch), outs_b, outs_a, args, stream());
   }
 }
 

@@ -39,6 +39,10 @@
 
 namespace fhe {
 
+namespace cuda {
+struct ExtendedSumArgs;  // evaluator/cuda/eval_kernels.h
+}
+
 struct CudaEvaluatorOptions {
   // Test hook: the free device bytes the memory check assumes (0 = ask
   // cudaMemGetInfo).
@@ -164,6 +168,8 @@ class CudaEvaluator {
   void launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
                     const std::vector<const CudaCiphertext*>& plains, std::size_t first, std::size_t count,
                     bool accumulate, CudaCiphertext& sum) const;
+  // The kernels' view of `a`'s hoisted decomposition at its level.
+  cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a) const;
   // ModDown of x0/x1 (Q rows of the level) whose P rows sit in `p_rows`
   // (part j at j * extended rows * n; transformed in place), plus addends.
   void mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1, std::uint64_t* p_rows,

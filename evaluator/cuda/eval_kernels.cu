@@ -177,6 +177,47 @@ struct RotationTermList {
   RotationTerm term[kMaxRotationTerms];
 };
 
+// What a thread of row r needs for every term.
+struct TermRow {
+  std::size_t n, id;
+  DeviceModulus m;
+  bool q_row;  // the P rows of P x (Q-row term) are zero
+  u64 p, p_shoup;
+};
+
+__device__ TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
+  TermRow row;
+  row.n = std::size_t{1} << s.log_n;
+  row.id = s.first_row + r;
+  row.m = s.moduli[row.id];
+  row.q_row = r < s.q_rows;
+  row.p = row.q_row ? s.p_mod_q[row.id] : 0;
+  row.p_shoup = row.q_row ? s.p_mod_q_shoup[row.id] : 0;
+  return row;
+}
+
+// Term `term` at (row r, coefficient k), times its plaintext when it has one.
+__device__ void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row,
+                              std::size_t r, std::size_t k, u64& b, u64& a) {
+  const std::size_t n = row.n, i = r * n + k;
+  const u64 q = row.m.value;
+  b = 0;
+  a = 0;
+  if (term.key) {
+    const std::size_t source_k = term.table[k];
+    key_inner_product(s.extended, s.digits, term.key, s.first_digit, s.key_rows, s.rows, r, n, source_k,
+                      row.id * n + k, row.m, b, a);
+    if (row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
+  } else if (row.q_row) {
+    b = mul_shoup(s.c0[i], row.p, row.p_shoup, q);
+    a = mul_shoup(s.c1[i], row.p, row.p_shoup, q);
+  }
+  if (term.plain) {
+    b = mul_mod(b, term.plain[i], row.m);
+    a = mul_mod(a, term.plain[i], row.m);
+  }
+}
+
 // One thread per (extended row, k) adds every term of the list: the key
 // inner products share the digits' rows through L2 (the blocks resident at
 // once cover a few rows), so DRAM mostly streams the keys.
@@ -185,33 +226,43 @@ __global__ void rotation_terms_kernel(RotationTermList list, int count, Extended
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
-  const std::size_t id = s.first_row + r, i = r * n + k;
-  const DeviceModulus m = s.moduli[id];
-  const u64 q = m.value;
-  const bool q_row = r < s.q_rows;  // the P rows of P x (Q-row term) are zero
-  const u64 p = q_row ? s.p_mod_q[id] : 0, p_shoup = q_row ? s.p_mod_q_shoup[id] : 0;
+  const TermRow row = term_row(s, r);
+  const std::size_t i = r * n + k;
   u64 sum_b = s.accumulate ? s.sum_b[i] : 0, sum_a = s.accumulate ? s.sum_a[i] : 0;
   for (int t = 0; t < count; ++t) {
-    const RotationTerm& term = list.term[t];
-    u64 b = 0, a = 0;
-    if (term.key) {
-      const std::size_t source_k = term.table[k];
-      key_inner_product(s.extended, s.digits, term.key, s.first_digit, s.key_rows, s.rows, r, n, source_k,
-                        id * n + k, m, b, a);
-      if (q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], p, p_shoup, q), q);
-    } else if (q_row) {
-      b = mul_shoup(s.c0[i], p, p_shoup, q);
-      a = mul_shoup(s.c1[i], p, p_shoup, q);
-    }
-    if (term.plain) {
-      b = mul_mod(b, term.plain[i], m);
-      a = mul_mod(a, term.plain[i], m);
-    }
-    sum_b = add_mod(sum_b, b, q);
-    sum_a = add_mod(sum_a, a, q);
+    u64 b, a;
+    rotation_term(list.term[t], s, row, r, k, b, a);
+    sum_b = add_mod(sum_b, b, row.m.value);
+    sum_a = add_mod(sum_a, a, row.m.value);
   }
   s.sum_b[i] = sum_b;
   s.sum_a[i] = sum_a;
+}
+
+struct RotationOutputList {
+  std::uint64_t* b[kMaxRotationTerms];
+  std::uint64_t* a[kMaxRotationTerms];
+};
+
+// Every term into its own output (rotate_many_extended). Block x is
+// term + count x (coefficient block), so the blocks of one tile of digits
+// run back to back: the digits come from L2 after the first term and DRAM
+// streams the keys. (One launch per term read the 200 MB of digits from
+// DRAM each time; keeping them in registers for all terms cost occupancy
+// and was slower, docs/performance.md.)
+__global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList list, int count,
+                                        const __grid_constant__ RotationOutputList outs,
+                                        const __grid_constant__ ExtendedSumArgs s) {
+  const std::size_t n = std::size_t{1} << s.log_n;
+  const int t = static_cast<int>(blockIdx.x % static_cast<unsigned>(count));
+  const std::size_t k = (blockIdx.x / static_cast<unsigned>(count)) * static_cast<std::size_t>(blockDim.x) +
+                        threadIdx.x;
+  const std::size_t r = blockIdx.y;
+  if (k >= n) return;
+  u64 b, a;
+  rotation_term(list.term[t], s, term_row(s, r), r, k, b, a);
+  outs.b[t][r * n + k] = b;
+  outs.a[t][r * n + k] = a;
 }
 
 // One thread per (row, k): each term's two words are loaded once and
@@ -349,6 +400,21 @@ void launch_inner_product(const u64* extended, int digits, const u64* key, int f
   inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows, table, acc_b,
                                                     acc_a, first_row, rows, log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("inner_product_kernel");
+}
+
+void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t* const* outs_b,
+                             std::uint64_t* const* outs_a, const ExtendedSumArgs& args, cudaStream_t stream) {
+  RotationTermList list;
+  RotationOutputList outs;
+  for (int t = 0; t < count && t < kMaxRotationTerms; ++t) {
+    list.term[t] = terms[t];
+    outs.b[t] = outs_b[t];
+    outs.a[t] = outs_a[t];
+  }
+  const dim3 grid(blocks_for(std::size_t{1} << args.log_n) * static_cast<unsigned>(count),
+                  static_cast<unsigned>(args.rows));
+  rotation_outputs_kernel<<<grid, kBlock, 0, stream>>>(list, count, outs, args);
+  FHE_CUDA_CHECK_LAUNCH("rotation_outputs_kernel");
 }
 
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,

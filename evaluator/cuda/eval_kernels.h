@@ -85,6 +85,11 @@ struct ExtendedSumArgs {
 };
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
                            cudaStream_t stream);
+// The same terms (1 <= count <= kMaxRotationTerms), each into its own
+// extended output (outs_b[t], outs_a[t]: rows x n each) instead of a sum;
+// args.sum_* and args.accumulate are unused.
+void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t* const* outs_b,
+                             std::uint64_t* const* outs_a, const ExtendedSumArgs& args, cudaStream_t stream);
 
 // out_j (+)= sum_t term_t (.) plain_(j,t) for every output j, over `rows`
 // rows (ids first_row..) of 2-part terms and outputs (part stride rows x n)
