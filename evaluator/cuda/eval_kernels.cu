@@ -122,18 +122,19 @@ __device__ void convert_block(const DeviceConversion& c, const u64* source, u64*
 
 // 3 blocks per SM (85 registers): the wide sources (up to 8, two
 // coefficients) would otherwise set every launch's occupancy.
-__global__ void __launch_bounds__(kBlock, 3) conversion_array_kernel(const DeviceConversion* __restrict__ conversions,
-                                        std::size_t conversion_stride, const u64* source,
-                                        std::size_t source_stride, u64* destination,
-                                        std::size_t destination_stride, int log_n) {
+__global__ void __launch_bounds__(kBlock, 3)
+    conversion_array_kernel(const DeviceConversion* __restrict__ conversions, std::size_t conversion_stride,
+                            const u64* source, std::size_t source_stride, u64* destination,
+                            std::size_t destination_stride, int log_n) {
   const std::size_t item = blockIdx.y;
   convert_block(conversions[item * conversion_stride], source + item * source_stride,
                 destination + item * destination_stride, log_n);
 }
 
-__global__ void __launch_bounds__(kBlock, 3) conversion_value_kernel(const __grid_constant__ DeviceConversion conversion, const u64* source,
-                                        std::size_t source_stride, u64* destination,
-                                        std::size_t destination_stride, int log_n) {
+__global__ void __launch_bounds__(kBlock, 3)
+    conversion_value_kernel(const __grid_constant__ DeviceConversion conversion, const u64* source,
+                            std::size_t source_stride, u64* destination, std::size_t destination_stride,
+                            int log_n) {
   const std::size_t item = blockIdx.y;
   convert_block(conversion, source + item * source_stride, destination + item * destination_stride, log_n);
 }

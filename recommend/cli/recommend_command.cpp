@@ -29,7 +29,8 @@ void add_application_options(CLI::App& command, ApplicationOptions& application)
   command.add_option("--hoist", application.hoist, "matvec: rotations per hoisted decomposition")
       ->capture_default_str();
   command.add_option("--baby-steps", application.baby_steps,
-                     "matvec, bsgs: baby steps g (power of two; default: smallest g with g*g >= d)");
+                     "matvec, bsgs: baby steps g (power of two; default: smallest g with g*g >= d, "
+                     "lazy-moddown: 32 at d = 128)");
   command.add_option("--batch", application.batch, "matvec: products per rescale under batch")
       ->capture_default_str();
   command.add_option("--workers", application.workers, "matvec: rotation-parallel workers")

@@ -335,11 +335,11 @@ void add_workload_matvec_command(CLI::App& workload) {
   add_common_options(*m, matvec->common);
   m->add_option("--dim", matvec->config.dim, "Matrix dimension d (power of two)")->capture_default_str();
   m->add_option("--method", matvec->method, "diagonal or bsgs")->capture_default_str();
-  m->add_option("--policy", matvec->policy, "Diagonal policy: batch, loop or lazy-moddown (diagonal method only)")->capture_default_str();
+  m->add_option("--policy", matvec->policy, "Diagonal policy: batch, loop or lazy-moddown")->capture_default_str();
   m->add_option("--hoist", matvec->config.hoist, "Rotations per hoisted decomposition")
       ->capture_default_str();
   m->add_option("--baby-steps", matvec->config.baby_steps,
-                "bsgs: baby steps g (power of two; default: smallest g with g*g >= d)");
+                "bsgs: baby steps g (power of two; default: smallest g with g*g >= d, lazy-moddown: 32 at d = 128)");
   m->add_option("--batch", matvec->config.batch, "Terms per rescale under --policy batch")
       ->capture_default_str();
   m->add_option("--workers", matvec->config.workers, "Rotation-parallel workers")
