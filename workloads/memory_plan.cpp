@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "evaluator/cuda_workspace.h"
 #include "fhe/core/error.h"
 #include "workloads/matvec/matvec_problem.h"
 
@@ -61,34 +62,31 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   const std::size_t steps = matvec_rotation_steps(config).size();
   const std::size_t row_bytes = preset.n() * 8;
   const std::size_t q_rows = preset.active_q_rows(0);
-  const std::size_t chunk = static_cast<std::size_t>(
-      config.method == MatvecMethod::bsgs ? std::min(config.hoist, bsgs_baby_steps(config))
-                                          : std::min(config.hoist, config.dim));
   const std::size_t workers = static_cast<std::size_t>(config.workers);
   MemoryPlan plan;
-  plan.items.push_back({"keys", (steps + 1) * key_switch_key_bytes(preset)});
+  plan.items.push_back({"keys", cuda_key_bytes(preset, steps)});
   // lazy-moddown keeps its diagonals and sums over the QP rows.
   const bool lazy = config.policy == DiagonalPolicy::lazy_moddown;
   const std::size_t extended_part_bytes = preset.qp_rows() * row_bytes;
   plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * (lazy ? extended_part_bytes
                                                                                   : q_rows * row_bytes)});
-  // Per worker: the hoisted digits over QP rows, then either the chunk's
-  // rotated ciphertexts with a running product and sum, or (lazy) 2-part
-  // extended sums: the worker's, plus the inner sums of one pass over the
-  // baby steps (bsgs: lazy_bsgs_inner_sums, and an inner sum after ModDown;
-  // diagonal: one, a margin the plan always had). Lazy adds the ModDown and
-  // rescale outputs once (bsgs: and the g extended baby steps).
+  // Per worker, what CudaMatvec allocates: its evaluator's workspaces, the
+  // diagonal chunk's rotations (batch/loop), product, pending, rescaled and
+  // sum (bsgs: an inner sum and its rotation), and under lazy-moddown the
+  // extended sum (bsgs: and one pass of extended inner sums). Once: the
+  // staged input and the baby steps (lazy: 0..g-1 extended, else 1..g-1).
+  // Not counted: each evaluator's key-switching constants, about 1 MB at
+  // logN 16.
   const bool bsgs = config.method == MatvecMethod::bsgs;
   const std::size_t ciphertext = ciphertext_bytes(preset, 0);
-  const std::size_t digits = static_cast<std::size_t>(preset.dnum()) * preset.qp_rows() * row_bytes;
-  const std::size_t extended_sums = 1 + (bsgs ? static_cast<std::size_t>(lazy_bsgs_inner_sums(config)) : 1);
-  const std::size_t per_worker =
-      lazy ? extended_sums * 2 * extended_part_bytes + (bsgs ? ciphertext : 0) : (chunk + 2) * ciphertext;
-  const std::size_t once =
-      lazy ? 2 * ciphertext + (bsgs ? static_cast<std::size_t>(bsgs_baby_steps(config)) * 2 * extended_part_bytes
-                                    : 0)
-           : 0;
-  plan.items.push_back({"workspaces", workers * (digits + per_worker) + once});
+  const std::size_t extended = 2 * extended_part_bytes;
+  const std::size_t chunk = !bsgs && !lazy ? static_cast<std::size_t>(std::min(config.hoist, config.dim)) : 0;
+  const std::size_t extended_sums = lazy ? 1 + static_cast<std::size_t>(lazy_bsgs_inner_sums(config)) : 0;
+  const std::size_t per_worker = cuda_workspace_words(preset).total() * 8 +
+                                 (chunk + 4 + (bsgs ? 2 : 0)) * ciphertext + extended_sums * extended;
+  const auto g = static_cast<std::size_t>(bsgs ? bsgs_baby_steps(config) : 1);
+  const std::size_t once = ciphertext + (bsgs ? (lazy ? g * extended : (g - 1) * ciphertext) : 0);
+  plan.items.push_back({"workspaces", workers * per_worker + once});
   return plan;
 }
 
@@ -100,12 +98,12 @@ MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& l
     inputs += ciphertext_bytes(preset, level) * 5 / 2;
     lowest_level = std::min(lowest_level, level);
   }
-  const std::size_t digits = static_cast<std::size_t>(preset.dnum()) * preset.qp_rows() * preset.n() * 8;
   MemoryPlan plan;
-  plan.items.push_back({"keys", 2 * key_switch_key_bytes(preset)});
+  plan.items.push_back({"keys", cuda_key_bytes(preset, 1)});  // relinearization + rotation by 1
   plan.items.push_back({"inputs", inputs});
-  plan.items.push_back(
-      {"workspaces", digits + (levels.empty() ? 0 : ciphertext_bytes(preset, lowest_level))});
+  // The evaluator's workspaces and one output.
+  plan.items.push_back({"workspaces", cuda_workspace_words(preset).total() * 8 +
+                                          (levels.empty() ? 0 : ciphertext_bytes(preset, lowest_level))});
   return plan;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "evaluator/cuda/eval_kernels.h"
+#include "evaluator/cuda_workspace.h"
 #include "fhe/ckks/galois.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
@@ -29,17 +30,6 @@ const CkksEngine& checked_engine(const CkksEngine& engine) {
   return engine;
 }
 
-struct WorkspaceWords {
-  std::size_t coefficients, extended, accumulators, converted, dropped;
-  std::size_t total() const { return coefficients + extended + accumulators + converted + dropped; }
-};
-
-WorkspaceWords workspace_words(const Preset& preset, std::size_t n) {
-  const std::size_t q = preset.q_primes.size(), p = preset.p_primes.size();
-  const std::size_t digits = key_switch_digits(preset).size();
-  return {q * n, digits * (q + p) * n, 2 * (q + p) * n, 3 * q * n, std::max<std::size_t>(2 * p, 3) * n};
-}
-
 std::string mib(std::size_t bytes) {
   return std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 20) + " MiB)";
 }
@@ -54,7 +44,7 @@ CudaMemoryEstimate CudaEvaluator::estimate_memory(const CkksEngine& engine) {
   const Preset& preset = engine.preset();
   CudaMemoryEstimate e;
   e.key_bytes = cuda::device_key_bytes(engine);
-  e.workspace_bytes = workspace_words(preset, engine.ntt_plan().n()).total() * 8;
+  e.workspace_bytes = cuda_workspace_words(preset).total() * 8;
   e.constant_bytes = preset.qp_primes().size() * sizeof(Modulus<std::uint64_t>);
   for (int level = 0; level <= preset.levels; ++level) {
     const KeySwitchSchedule schedule = make_key_switch_schedule(preset, level);
@@ -120,7 +110,7 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
   p_mod_q_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(top.p_mod_q), "P mod q");
   p_mod_q_shoup_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(top.p_mod_q_shoup),
                                                           "P mod q");
-  const WorkspaceWords words = workspace_words(preset, n_);
+  const CudaWorkspaceWords words = cuda_workspace_words(preset);
   coefficients_ = DeviceBuffer<std::uint64_t>(words.coefficients, "evaluator workspace");
   extended_ = DeviceBuffer<std::uint64_t>(words.extended, "evaluator workspace");
   accumulators_ = DeviceBuffer<std::uint64_t>(words.accumulators, "evaluator workspace");

@@ -3,6 +3,7 @@
 
 #include <span>
 
+#include "evaluator/cuda_workspace.h"
 #include "fhe/core/error.h"
 
 namespace fhe::cuda {
@@ -45,11 +46,7 @@ DeviceBuffer<std::uint64_t> upload_public_key(const PublicKey& key, std::size_t 
 }  // namespace
 
 std::size_t device_key_bytes(const CkksEngine& engine) {
-  const std::size_t key_bytes = switch_key_words(engine) * 8;
-  const std::size_t galois = engine.galois_keys().size();
-  const std::size_t secret = engine.preset().qp_primes().size() * engine.ntt_plan().n() * 8;
-  const std::size_t public_key = 2 * engine.preset().q_primes.size() * engine.ntt_plan().n() * 8;
-  return secret + public_key + (1 + galois) * key_bytes + galois * engine.ntt_plan().n() * 4;
+  return cuda_key_bytes(engine.preset(), engine.galois_keys().size());
 }
 
 DeviceKeys upload_keys(const CkksEngine& engine) {

@@ -1,6 +1,7 @@
 // Memory estimates: the SPEC's key size, totals, and the refusal message.
 #include <gtest/gtest.h>
 
+#include "evaluator/cuda_workspace.h"
 #include "fhe/core/error.h"
 #include "fhe/params/preset.h"
 #include "workloads/memory_plan.h"
@@ -17,22 +18,66 @@ TEST(MemoryPlan, DefaultPresetKeyIsAbout390MiB) {
   EXPECT_EQ(ciphertext_bytes(preset, 34), 2ull * 1 * 65536 * 8);
 }
 
+// What a CudaEvaluator allocates at the default preset (35 Q + 4 P rows,
+// N = 65536, 10 digits), from the layout in evaluator/cuda/.
+TEST(MemoryPlan, CudaEvaluatorWorkspacesAndKeysAtTheDefaultPreset) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const std::size_t row = 65536ull * 8;
+  const fhe::CudaWorkspaceWords words = fhe::cuda_workspace_words(preset);
+  EXPECT_EQ(words.coefficients * 8, 35 * row);
+  EXPECT_EQ(words.extended * 8, 10 * 39 * row);  // every digit over QP
+  EXPECT_EQ(words.accumulators * 8, 2 * 39 * row);
+  EXPECT_EQ(words.converted * 8, 3 * 35 * row);
+  EXPECT_EQ(words.dropped * 8, 8 * row);
+  EXPECT_EQ(words.total() * 8, (35 + 390 + 78 + 105 + 8) * row);
+  // secret (QP) + public key (2 x Q) + relinearization and 127 Galois keys
+  // + a 4-byte permutation table per Galois key.
+  EXPECT_EQ(fhe::cuda_key_bytes(preset, 127),
+            39 * row + 2 * 35 * row + 128 * key_switch_key_bytes(preset) + 127 * 65536ull * 4);
+}
+
+// Per worker the plan holds the evaluator's workspaces and the worker's
+// ciphertexts: a second worker adds exactly that.
+TEST(MemoryPlan, EachWorkerAddsItsEvaluatorAndItsCiphertexts) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const std::size_t evaluator = fhe::cuda_workspace_words(preset).total() * 8;
+  const std::size_t ciphertext = ciphertext_bytes(preset, 0), extended = 2 * preset.qp_rows() * preset.n() * 8;
+  struct Case {
+    MatvecConfig config;
+    std::size_t per_worker;
+  };
+  for (const Case& c : {
+           // diagonal batch, hoist 16: 16 rotations + product, pending, rescaled, sum
+           Case{{.dim = 128, .hoist = 16}, evaluator + 20 * ciphertext},
+           // bsgs batch: + inner sum and its rotation
+           Case{{.dim = 128, .method = MatvecMethod::bsgs}, evaluator + 6 * ciphertext},
+           // diagonal lazy: the four, and the extended sum
+           Case{{.dim = 128, .policy = DiagonalPolicy::lazy_moddown}, evaluator + 4 * ciphertext + extended},
+       }) {
+    MatvecConfig two = c.config;
+    two.workers = 2;
+    EXPECT_EQ(plan_matvec_memory(preset, two).bytes_of("workspaces") -
+                  plan_matvec_memory(preset, c.config).bytes_of("workspaces"),
+              c.per_worker);
+  }
+}
+
 TEST(MemoryPlan, DiagonalMatvecIsDominatedByItsKeys) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   const MemoryPlan plan = plan_matvec_memory(preset, MatvecConfig{.dim = 128, .hoist = 64});
   ASSERT_EQ(plan.items[0].name, "keys");
-  EXPECT_EQ(plan.items[0].bytes, 128 * key_switch_key_bytes(preset));  // 127 Galois + relin
+  EXPECT_EQ(plan.items[0].bytes, fhe::cuda_key_bytes(preset, 127));  // 127 Galois + relin
   EXPECT_GT(plan.items[0].bytes, plan.total_bytes() / 2);
   const MemoryPlan bsgs =
       plan_matvec_memory(preset, MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs});
-  EXPECT_EQ(bsgs.items[0].bytes, 23 * key_switch_key_bytes(preset));  // 15 + 7 + relin
+  EXPECT_EQ(bsgs.items[0].bytes, fhe::cuda_key_bytes(preset, 22));  // 15 + 7 + relin
 }
 
 TEST(MemoryPlan, BsgsPlanFollowsTheBabyStepCount) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   // d = 128, g = 32: 31 baby + 3 giant steps, plus relinearization.
   MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32};
-  EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("keys"), 35 * key_switch_key_bytes(preset));
+  EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("keys"), fhe::cuda_key_bytes(preset, 34));
   // lazy-moddown stores the g baby steps over QP (16 more at g = 32 than at
   // g = 16) and, per worker, the inner sums of its giant steps (4 at g = 32,
   // 8 at g = 16).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluator/cuda_workspace.h"
 #include "fhe/core/error.h"
 #include "fhe/params/preset.h"
 #include "workloads/matvec/matvec_problem.h"
@@ -132,8 +133,8 @@ TEST(MultiGpuShare, RankPlansCountOnlyTheShareAndTheNcclBuffers) {
   const MatvecConfig config = config_of(MatvecMethod::diagonal, 16);
   const MemoryPlan whole = plan_matvec_memory(preset, config);
   const MemoryPlan rank0 = plan_rank_memory(preset, config, {0, 2}), rank1 = plan_rank_memory(preset, config, {1, 2});
-  EXPECT_EQ(item_bytes(rank0, "keys"), (7 + 1) * key_switch_key_bytes(preset));  // 7 steps + relinearization
-  EXPECT_EQ(item_bytes(rank1, "keys"), (8 + 1) * key_switch_key_bytes(preset));
+  EXPECT_EQ(item_bytes(rank0, "keys"), fhe::cuda_key_bytes(preset, 7));  // 7 steps (+ relinearization)
+  EXPECT_EQ(item_bytes(rank1, "keys"), fhe::cuda_key_bytes(preset, 8));
   EXPECT_EQ(2 * item_bytes(rank0, "diagonals"), item_bytes(whole, "diagonals"));
   EXPECT_EQ(item_bytes(rank0, "workspaces"), item_bytes(whole, "workspaces"));
   // Input on every rank; rank 0 of two also receives one partial and sums.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "evaluator/cuda_workspace.h"
 #include "fhe/core/error.h"
 #include "workloads/matvec/matvec_problem.h"
 #include "workloads/matvec/matvec_workload.h"
@@ -75,7 +76,7 @@ MemoryPlan plan_share_memory(const Preset& preset, const MatvecConfig& config, M
       static_cast<std::size_t>(end - begin) * static_cast<std::size_t>(is_bsgs(config) ? bsgs_baby_steps(config) : 1);
   MemoryPlan plan = plan_matvec_memory(preset, config);
   for (MemoryItem& item : plan.items) {
-    if (item.name == "keys") item.bytes = (steps + 1) * key_switch_key_bytes(preset);
+    if (item.name == "keys") item.bytes = cuda_key_bytes(preset, steps);
     // Whatever rows the policy encodes them over, per diagonal.
     if (item.name == "diagonals") item.bytes = diagonals * (item.bytes / static_cast<std::size_t>(config.dim));
   }

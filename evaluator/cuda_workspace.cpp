@@ -1,0 +1,22 @@
+// Sizes of the CUDA evaluator's workspaces and keys.
+#include "evaluator/cuda_workspace.h"
+
+#include <algorithm>
+
+#include "fhe/ckks/keys.h"
+
+namespace fhe {
+
+CudaWorkspaceWords cuda_workspace_words(const Preset& preset) {
+  const std::size_t n = preset.n(), q = preset.q_primes.size(), p = preset.p_primes.size();
+  const std::size_t digits = key_switch_digits(preset).size();
+  return {q * n, digits * (q + p) * n, 2 * (q + p) * n, 3 * q * n, std::max<std::size_t>(2 * p, 3) * n};
+}
+
+std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys) {
+  const std::size_t n = preset.n(), q = preset.q_primes.size(), qp = preset.qp_rows();
+  const std::size_t switch_key = key_switch_digits(preset).size() * 2 * qp * n * 8;
+  return qp * n * 8 + 2 * q * n * 8 + (1 + galois_keys) * switch_key + galois_keys * n * 4;
+}
+
+}  // namespace fhe

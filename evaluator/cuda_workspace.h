@@ -1,0 +1,30 @@
+// The device memory a CudaEvaluator allocates (evaluator/cuda/) for its
+// workspaces and keys, known from the preset alone and on machines without
+// CUDA, so memory plans can count it before anything is allocated.
+#pragma once
+
+#include <cstddef>
+
+#include "fhe/params/preset.h"
+
+namespace fhe {
+
+// 64-bit words of each key-switching workspace, sized for level 0.
+struct CudaWorkspaceWords {
+  std::size_t coefficients;  // the input's Q rows in coefficient form (ModUp)
+  std::size_t extended;      // every digit over QP rows (the hoisted decomposition)
+  std::size_t accumulators;  // two key inner products over QP rows
+  std::size_t converted;     // up to three Q-row conversions (ModDown, rescale)
+  std::size_t dropped;       // the P rows of two parts, or the dropped row of three
+  std::size_t total() const { return coefficients + extended + accumulators + converted + dropped; }
+};
+
+CudaWorkspaceWords cuda_workspace_words(const Preset& preset);
+
+// Bytes of the device keys (evaluator/cuda/device_keys.h) of an engine with
+// `galois_keys` Galois keys: the secret key over QP rows, the public key
+// over Q rows, the relinearization and Galois key-switching keys, and each
+// Galois key's permutation table.
+std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys);
+
+}  // namespace fhe
