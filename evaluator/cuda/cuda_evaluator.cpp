@@ -557,17 +557,17 @@ cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a) 
   return args;
 }
 
-// Terms [first, first + count) of `keys` x `plains` into `sum` (already
-// shaped: 2 parts at a.level), in launches of kMaxRotationTerms.
+// Every term of `keys` x `plains` into `sum` (already shaped: 2 parts at
+// a.level), in launches of kMaxRotationTerms.
 void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                                 const std::vector<const CudaCiphertext*>& plains, std::size_t first,
-                                 std::size_t count, bool accumulate, CudaCiphertext& sum) const {
+                                 const std::vector<const CudaCiphertext*>& plains, bool accumulate,
+                                 CudaCiphertext& sum) const {
   cuda::ExtendedSumArgs args = extended_sum_args(a);
   args.sum_b = sum.part(0);
   args.sum_a = sum.part(1);
   args.accumulate = accumulate;
-  for (std::size_t start = first; start < first + count; start += cuda::kMaxRotationTerms) {
-    const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, first + count - start);
+  for (std::size_t start = 0; start < keys.size(); start += cuda::kMaxRotationTerms) {
+    const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, keys.size() - start);
     cuda::RotationTerm terms[cuda::kMaxRotationTerms];
     fill_terms(keys, plains, start, batch, terms);
     cuda::launch_rotation_terms(terms, static_cast<int>(batch), args, stream());
@@ -605,7 +605,7 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
   sum.parts = 2;
   sum.level = level;
   sum.scale = scale;
-  launch_terms(a, keys, extended_plains, 0, steps.size(), accumulate, sum);
+  launch_terms(a, keys, extended_plains, accumulate, sum);
 }
 
 void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,

@@ -166,8 +166,7 @@ class CudaEvaluator {
   std::vector<const cuda::DeviceSwitchKey*> prepare_rotations(const CudaCiphertext& a,
                                                                const std::vector<std::uint64_t>& elements) const;
   void launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                    const std::vector<const CudaCiphertext*>& plains, std::size_t first, std::size_t count,
-                    bool accumulate, CudaCiphertext& sum) const;
+                    const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
   // The kernels' view of `a`'s hoisted decomposition at its level.
   cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a) const;
   // ModDown of x0/x1 (Q rows of the level) whose P rows sit in `p_rows`

@@ -139,6 +139,13 @@ __global__ void __launch_bounds__(kBlock, 3)
   convert_block(conversion, source + item * source_stride, destination + item * destination_stride, log_n);
 }
 
+// Blocks over half the coefficients (two per thread), the items, and the
+// targets in groups of kConversionTargetsPerBlock.
+dim3 conversion_grid(int log_n, int items, int max_targets) {
+  return dim3(blocks_for((std::size_t{1} << log_n) / kConversionCoefficients), static_cast<unsigned>(items),
+              static_cast<unsigned>((max_targets + kConversionTargetsPerBlock - 1) / kConversionTargetsPerBlock));
+}
+
 // Both key halves of extended row r, coefficient k, in one pass over every
 // digit: sum_d ext[d][r][source_k] * key[first_digit + d][b/a][key row], exact
 // in 128 bits, one reduction each.
@@ -367,13 +374,6 @@ void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const 
                                                                shape.log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("tensor_kernel");
 }
-
-namespace {
-dim3 conversion_grid(int log_n, int items, int max_targets) {
-  return dim3(blocks_for((std::size_t{1} << log_n) / kConversionCoefficients), static_cast<unsigned>(items),
-              static_cast<unsigned>((max_targets + kConversionTargetsPerBlock - 1) / kConversionTargetsPerBlock));
-}
-}  // namespace
 
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,
                        std::size_t source_stride, u64* destination, std::size_t destination_stride, int items,

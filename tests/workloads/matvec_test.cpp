@@ -46,6 +46,12 @@ TEST(MatvecProblem, RotationStepSets) {
   EXPECT_EQ(partition_range(10, 3), (std::vector<std::pair<int, int>>{{0, 3}, {3, 6}, {6, 10}}));
 }
 
+TEST(MatvecProblem, HoistChunksSplitARangeIntoRunsOfAtMostHoistSteps) {
+  EXPECT_EQ(hoist_chunks(1, 8, 3), (std::vector<std::vector<int>>{{1, 2, 3}, {4, 5, 6}, {7}}));
+  EXPECT_EQ(hoist_chunks(0, 4, 64), (std::vector<std::vector<int>>{{0, 1, 2, 3}}));
+  EXPECT_TRUE(hoist_chunks(5, 5, 2).empty());
+}
+
 TEST(MatvecProblem, BabyStepsOverrideTheRule) {
   // Automatic: the smallest power of two g with g * g >= d.
   for (const auto& [dim, g] : std::vector<std::pair<int, int>>{{2, 2}, {8, 4}, {16, 4}, {32, 8}, {128, 16}}) {

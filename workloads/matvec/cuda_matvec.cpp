@@ -316,13 +316,9 @@ void CudaMatvec::enqueue_diagonal() {
     if (lazy_moddown()) {
       // Every term stays before its ModDown (Evaluator::accumulate_rotations).
       worker.extended_sum.parts = 0;
-      for (int chunk = worker.range.first; chunk < worker.range.second; chunk += config_.hoist) {
-        std::vector<int> steps;
+      for (const std::vector<int>& steps : hoist_chunks(worker.range.first, worker.range.second, config_.hoist)) {
         std::vector<const CudaCiphertext*> plains;
-        for (int s = chunk; s < std::min(worker.range.second, chunk + config_.hoist); ++s) {
-          steps.push_back(s);
-          plains.push_back(&diagonals_[static_cast<std::size_t>(s)]);
-        }
+        for (int s : steps) plains.push_back(&diagonals_[static_cast<std::size_t>(s)]);
         ev.accumulate_rotations(input_, steps, plains, worker.extended_sum);
       }
       worker.has_sum = worker.extended_sum.parts != 0;
@@ -330,14 +326,10 @@ void CudaMatvec::enqueue_diagonal() {
     }
     DeviceTerms terms(ev, config_, worker.product, worker.pending, worker.rescaled, worker.sum);
     const auto [begin, end] = worker.range;
-    for (int chunk = begin; chunk < end; chunk += config_.hoist) {
-      std::vector<int> steps;
-      for (int s = chunk; s < std::min(end, chunk + config_.hoist); ++s) {
-        if (s == 0) {
-          terms.add_term(input_, diagonals_[0]);  // step 0 is the input itself
-        } else {
-          steps.push_back(s);
-        }
+    for (std::vector<int> steps : hoist_chunks(begin, end, config_.hoist)) {
+      if (steps.front() == 0) {
+        terms.add_term(input_, diagonals_[0]);  // step 0 is the input itself
+        steps.erase(steps.begin());
       }
       if (steps.empty()) continue;
       ev.rotate_many_by_steps(input_, steps, std::span<CudaCiphertext>(worker.rotated.data(), steps.size()));
@@ -354,10 +346,8 @@ void CudaMatvec::enqueue_bsgs_lazy() {
   const int g = bsgs_baby_steps(config_);
   const CudaEvaluator& main = *workers_[0]->evaluator;
   // Baby steps 0..g-1 kept before their ModDown, one decomposition per chunk.
-  for (int chunk = 0; chunk < g; chunk += config_.hoist) {
-    std::vector<int> steps;
-    for (int i = chunk; i < std::min(g, chunk + config_.hoist); ++i) steps.push_back(i);
-    main.rotate_many_extended(input_, steps, std::span<CudaCiphertext>(baby_.data() + chunk, steps.size()));
+  for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
+    main.rotate_many_extended(input_, steps, std::span<CudaCiphertext>(baby_.data() + steps.front(), steps.size()));
   }
   std::vector<const CudaCiphertext*> baby;
   for (const CudaCiphertext& term : baby_) baby.push_back(&term);
@@ -402,11 +392,9 @@ void CudaMatvec::enqueue_bsgs() {
   const int g = bsgs_baby_steps(config_);
   const CudaEvaluator& main = *workers_[0]->evaluator;
   // Baby steps on the main stream, one hoisted decomposition per chunk.
-  for (int chunk = 1; chunk < g; chunk += config_.hoist) {
-    std::vector<int> steps;
-    for (int i = chunk; i < std::min(g, chunk + config_.hoist); ++i) steps.push_back(i);
+  for (const std::vector<int>& steps : hoist_chunks(1, g, config_.hoist)) {
     main.rotate_many_by_steps(input_, steps,
-                              std::span<CudaCiphertext>(baby_.data() + (chunk - 1), steps.size()));
+                              std::span<CudaCiphertext>(baby_.data() + (steps.front() - 1), steps.size()));
   }
   auto baby = [&](int i) -> const CudaCiphertext& { return i == 0 ? input_ : baby_[static_cast<std::size_t>(i - 1)]; };
   // Giant steps across workers: inner sums, then one rotation each.

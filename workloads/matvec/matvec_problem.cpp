@@ -60,6 +60,15 @@ int bsgs_baby_steps(const MatvecConfig& config) {
   return g;
 }
 
+std::vector<std::vector<int>> hoist_chunks(int begin, int end, int hoist) {
+  std::vector<std::vector<int>> chunks;
+  for (int first = begin; first < end; first += hoist) {
+    chunks.emplace_back();
+    for (int s = first; s < std::min(end, first + hoist); ++s) chunks.back().push_back(s);
+  }
+  return chunks;
+}
+
 int matvec_rotation_count(const MatvecConfig& config) {
   if (config.method == MatvecMethod::diagonal) return config.dim - 1;
   const int g = bsgs_baby_steps(config);

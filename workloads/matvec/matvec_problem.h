@@ -45,6 +45,10 @@ int bsgs_baby_steps(const MatvecConfig& config);
 // g = 16 / 32 / 64 at d = 128 (docs/performance.md, session 4): 6.2.
 inline constexpr int kLazyGiantStepCost = 6;
 
+// The rotation steps of each hoisted decomposition over [begin, end):
+// consecutive runs of at most `hoist` steps (none when begin >= end).
+std::vector<std::vector<int>> hoist_chunks(int begin, int end, int hoist);
+
 // Ciphertext rotations one product performs: d - 1 (diagonal) or
 // (g - 1) baby + (d/g - 1) giant steps (bsgs).
 int matvec_rotation_count(const MatvecConfig& config);

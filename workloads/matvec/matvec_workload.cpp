@@ -135,15 +135,10 @@ Ciphertext MatvecWorkload::run_diagonal(const Ciphertext& input) const {
   auto work = [&](int worker, int begin, int end) -> std::optional<Ciphertext> {
     const Evaluator& evaluator = *evaluators_[worker];
     TermAccumulator terms(evaluator, config_);
-    for (int chunk = begin; chunk < end; chunk += config_.hoist) {
-      const int chunk_end = std::min(end, chunk + config_.hoist);
-      std::vector<int> steps;
-      for (int s = chunk; s < chunk_end; ++s) {
-        if (s == 0) {
-          terms.add_term(input, diagonals_[0]);
-        } else {
-          steps.push_back(s);
-        }
+    for (std::vector<int> steps : hoist_chunks(begin, end, config_.hoist)) {
+      if (steps.front() == 0) {
+        terms.add_term(input, diagonals_[0]);
+        steps.erase(steps.begin());
       }
       if (steps.empty()) continue;
       const std::vector<Ciphertext> rotated = evaluator.rotate_many_by_steps(input, steps);
@@ -161,13 +156,9 @@ Ciphertext MatvecWorkload::run_diagonal_lazy(const Ciphertext& input) const {
   auto work = [&](int worker, int begin, int end) -> std::optional<Ciphertext> {
     const Evaluator& evaluator = *evaluators_[worker];
     Ciphertext sum;
-    for (int chunk = begin; chunk < end; chunk += config_.hoist) {
-      std::vector<int> steps;
+    for (const std::vector<int>& steps : hoist_chunks(begin, end, config_.hoist)) {
       std::vector<const Plaintext*> plains;
-      for (int s = chunk; s < std::min(end, chunk + config_.hoist); ++s) {
-        steps.push_back(s);
-        plains.push_back(&diagonals_[s]);
-      }
+      for (int s : steps) plains.push_back(&diagonals_[s]);
       evaluator.accumulate_rotations(input, steps, plains, sum);
     }
     return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
@@ -181,9 +172,7 @@ Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
   const Evaluator& main = *evaluators_[0];
   // Baby steps 0..g-1 kept before their ModDown, decomposed once per chunk.
   std::vector<Ciphertext> baby;
-  for (int chunk = 0; chunk < g; chunk += config_.hoist) {
-    std::vector<int> steps;
-    for (int i = chunk; i < std::min(g, chunk + config_.hoist); ++i) steps.push_back(i);
+  for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
     for (Ciphertext& term : main.rotate_many_extended(input, steps)) baby.push_back(std::move(term));
   }
   // Per giant step: the inner sum over QP, its one ModDown, then its giant
@@ -208,9 +197,7 @@ Ciphertext MatvecWorkload::run_bsgs(const Ciphertext& input) const {
   // Baby steps: one hoisted decomposition per chunk of `hoist` rotations.
   const Evaluator& evaluator = *evaluators_[0];
   std::vector<Ciphertext> baby{input};
-  for (int chunk = 1; chunk < g; chunk += config_.hoist) {
-    std::vector<int> steps;
-    for (int i = chunk; i < std::min(g, chunk + config_.hoist); ++i) steps.push_back(i);
+  for (const std::vector<int>& steps : hoist_chunks(1, g, config_.hoist)) {
     for (Ciphertext& rotated : evaluator.rotate_many_by_steps(input, steps)) {
       baby.push_back(std::move(rotated));
     }
