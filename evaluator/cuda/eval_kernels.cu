@@ -278,6 +278,12 @@ __global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList
 // terms serves up to kMaxProductOutputs sums. The output loops unroll
 // (uniform guard), keeping the accumulators in registers; __grid_constant__
 // lets the runtime term index read the parameter space without a local copy.
+// Products accumulate exactly in 128 bits and reduce once per output: with
+// words and plaintexts < q < 2^62 each product is < 2^124, so the carried-in
+// sum (< q) plus kMaxProductTerms products stays below 2^128. A Barrett
+// reduction per product made the kernel compute-bound (docs/performance.md).
+static_assert(kMaxProductTerms <= 16 && WordTraits<u64>::max_modulus_bits <= 62,
+              "16 products of words < 2^62 plus one word must fit in 128 bits");
 __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool accumulate, std::size_t first_row,
                                      std::size_t rows, int log_n, const DeviceModulus* __restrict__ moduli) {
   const std::size_t n = std::size_t{1} << log_n;
@@ -285,8 +291,7 @@ __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const std::size_t i = r * n + k, part = rows * n;
-  const DeviceModulus m = moduli[first_row + r];
-  u64 sum0[kMaxProductOutputs] = {}, sum1[kMaxProductOutputs] = {};
+  u128 sum0[kMaxProductOutputs] = {}, sum1[kMaxProductOutputs] = {};
   if (accumulate) {
 #pragma unroll
     for (int j = 0; j < kMaxProductOutputs; ++j) {
@@ -302,16 +307,17 @@ __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool
     for (int j = 0; j < kMaxProductOutputs; ++j) {
       if (j < s.output_count) {
         const u64 plain = s.plains[j][t][i];
-        sum0[j] = add_mod(sum0[j], mul_mod(c0, plain, m), m.value);
-        sum1[j] = add_mod(sum1[j], mul_mod(c1, plain, m), m.value);
+        sum0[j] += static_cast<u128>(c0) * plain;
+        sum1[j] += static_cast<u128>(c1) * plain;
       }
     }
   }
+  const DeviceModulus m = moduli[first_row + r];
 #pragma unroll
   for (int j = 0; j < kMaxProductOutputs; ++j) {
     if (j < s.output_count) {
-      s.outs[j][i] = sum0[j];
-      s.outs[j][part + i] = sum1[j];
+      s.outs[j][i] = reduce128(sum0[j], m);
+      s.outs[j][part + i] = reduce128(sum1[j], m);
     }
   }
 }

@@ -28,6 +28,23 @@ struct TileThread {
   std::uint32_t tile_in_block;  // its slot in the block's shared memory
 };
 
+// The data tile where a block's tiles start. A batch (row_count > batch_rows:
+// a key switch's digits, a ciphertext's parts) is visited plan row by plan
+// row: blocks run in index order, so the copies of one plan row go back to
+// back and its twiddle row (as many bytes as two data rows) comes from L2
+// after the first. Only when blocks lie inside one row; otherwise in order.
+template <typename Word>
+FHE_HD std::uint32_t block_first_tile(const PassArgs<Word>& a, std::uint32_t block_index,
+                                      std::uint32_t tiles_per_block) {
+  const std::uint32_t tiles_per_row_log = a.log_n - kTileBits;
+  const std::uint32_t in_order = block_index * tiles_per_block;
+  if (a.row_count <= a.batch_rows || tiles_per_block > (1u << tiles_per_row_log)) return in_order;
+  const std::uint32_t blocks_per_row = (1u << tiles_per_row_log) / tiles_per_block;
+  const std::uint32_t visit = block_index / blocks_per_row, batches = a.row_count / a.batch_rows;
+  const std::uint32_t data_row = (visit % batches) * a.batch_rows + visit / batches;
+  return (data_row << tiles_per_row_log) + (block_index % blocks_per_row) * tiles_per_block;
+}
+
 template <typename Word>
 FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t block_index,
                                      std::uint32_t tiles_per_block, std::uint32_t thread) {
@@ -35,7 +52,7 @@ FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t bloc
   const std::uint32_t tiles_per_row_log = a.log_n - kTileBits;
   th.tile_in_block = thread / kThreadsPerTile;
   th.lane = thread % kThreadsPerTile;
-  th.global_tile = block_index * tiles_per_block + th.tile_in_block;
+  th.global_tile = block_first_tile(a, block_index, tiles_per_block) + th.tile_in_block;
   th.valid = th.global_tile < (a.row_count << tiles_per_row_log);
   th.data_row = th.global_tile >> tiles_per_row_log;
   th.tile = th.global_tile & ((1u << tiles_per_row_log) - 1u);
@@ -131,14 +148,14 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
                        std::uint32_t tiles_per_block, std::uint32_t thread) {
   const std::uint32_t threads = tiles_per_block * kThreadsPerTile;
   const std::uint32_t total_tiles = a.row_count << (a.log_n - kTileBits);
-  std::uint64_t* block_data =
-      a.data + static_cast<std::size_t>(block_index) * tiles_per_block * kTileWords;
+  const std::uint32_t first_tile = block_first_tile(a, block_index, tiles_per_block);
+  std::uint64_t* block_data = a.data + static_cast<std::size_t>(first_tile) * kTileWords;
   if constexpr (!Store) wait_for_previous_kernel();  // the data is the previous pass's output
 #pragma unroll
   for (int p = 0; p < kWordsPerThread / 2; ++p) {
     const std::uint32_t word = 2 * (thread + p * threads);
     const std::uint32_t tile_in_block = word >> kTileBits;
-    if (block_index * tiles_per_block + tile_in_block >= total_tiles) continue;
+    if (first_tile + tile_in_block >= total_tiles) continue;
     Word* own = shared + tile_in_block * kPaddedTileWords;
     const std::uint32_t within = word & (kTileWords - 1);
     if constexpr (Store) {

@@ -5,6 +5,7 @@
 // (> kMaxProductOutputs); bad inputs are refused before anything changes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <vector>
@@ -110,6 +111,30 @@ TEST_F(CudaPlainSums, EachOutputHasTheWordsOfItsOwnSum) {
       EXPECT_TRUE(testing::same_words(got, host_sum(j))) << outputs << " outputs, output " << j << " vs CPU";
     }
   }
+}
+
+// The kernel sums products exactly in 128 bits and reduces once per launch:
+// every word and plaintext at q - 1 is its largest input (a full launch of
+// kMaxProductTerms products, then one that carries that sum in).
+TEST_F(CudaPlainSums, LargestWordsSumExactly) {
+  auto set_to_q_minus_one = [&](RnsPoly& poly) {
+    for (std::size_t row = poly.first_row(); row < poly.end_row(); ++row) {
+      std::fill_n(poly.row(row), poly.n(), cpu_engine_->rns_basis().prime(row) - 1);
+    }
+  };
+  Ciphertext big_term = host_terms_[0];
+  for (RnsPoly& part : big_term.parts) set_to_q_minus_one(part);
+  Plaintext big_plain = host_plains_[0];
+  set_to_q_minus_one(big_plain.poly);
+  CudaCiphertext term = gpu_->make_extended(), plain = gpu_->make_extended(1), out = gpu_->make_extended();
+  gpu_->upload(big_term, term);
+  gpu_->upload(big_plain, plain);
+  const std::vector<const CudaCiphertext*> terms(kTerms, &term), plains(kTerms, &plain);
+  gpu_->multiply_plain_sum(terms, plains, out);
+  const Ciphertext product = cpu_->multiply_plain(big_term, big_plain);
+  Ciphertext expected = product;
+  for (int t = 1; t < kTerms; ++t) expected = cpu_->add(expected, product);
+  EXPECT_TRUE(testing::same_words(gpu_->download(out), expected));
 }
 
 TEST_F(CudaPlainSums, RefusesMismatchedOrAliasedOperandsBeforeAnyChange) {
