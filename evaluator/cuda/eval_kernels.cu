@@ -3,6 +3,10 @@
 // fully reduced word as on the CPU.
 #include "evaluator/cuda/eval_kernels.h"
 
+#include <string>
+#include <utility>
+
+#include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 
 namespace fhe::cuda {
@@ -275,15 +279,18 @@ __global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList
 
 // One thread per (row, k): each term's two words are loaded once and
 // multiply-added into every output's accumulators, so one pass over the
-// terms serves up to kMaxProductOutputs sums. The output loops unroll
-// (uniform guard), keeping the accumulators in registers; __grid_constant__
-// lets the runtime term index read the parameter space without a local copy.
+// terms serves up to kMaxProductOutputs sums. Outputs is a template argument
+// so the loads of one term carry no guard: with a run-time output count each
+// plaintext load sat behind its own branch and the loads of a term were
+// issued one after another, a memory latency each (docs/performance.md).
+// __grid_constant__ lets the runtime term index read the parameter space
+// without a local copy.
 // Products accumulate exactly in 128 bits and reduce once per output: with
 // words and plaintexts < q < 2^62 each product is < 2^124, so the carried-in
-// sum (< q) plus kMaxProductTerms products stays below 2^128. A Barrett
-// reduction per product made the kernel compute-bound (docs/performance.md).
+// sum (< q) plus kMaxProductTerms products stays below 2^128.
 static_assert(kMaxProductTerms <= 16 && WordTraits<u64>::max_modulus_bits <= 62,
               "16 products of words < 2^62 plus one word must fit in 128 bits");
+template <int Outputs>
 __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool accumulate, std::size_t first_row,
                                      std::size_t rows, int log_n, const DeviceModulus* __restrict__ moduli) {
   const std::size_t n = std::size_t{1} << log_n;
@@ -291,35 +298,37 @@ __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const std::size_t i = r * n + k, part = rows * n;
-  u128 sum0[kMaxProductOutputs] = {}, sum1[kMaxProductOutputs] = {};
-  if (accumulate) {
+  u128 sum0[Outputs], sum1[Outputs];
 #pragma unroll
-    for (int j = 0; j < kMaxProductOutputs; ++j) {
-      if (j < s.output_count) {
-        sum0[j] = s.outs[j][i];
-        sum1[j] = s.outs[j][part + i];
-      }
-    }
+  for (int j = 0; j < Outputs; ++j) {
+    sum0[j] = accumulate ? s.outs[j][i] : 0;
+    sum1[j] = accumulate ? s.outs[j][part + i] : 0;
   }
   for (int t = 0; t < s.term_count; ++t) {
     const u64 c0 = s.terms[t][i], c1 = s.terms[t][part + i];
+    u64 plain[Outputs];
 #pragma unroll
-    for (int j = 0; j < kMaxProductOutputs; ++j) {
-      if (j < s.output_count) {
-        const u64 plain = s.plains[j][t][i];
-        sum0[j] += static_cast<u128>(c0) * plain;
-        sum1[j] += static_cast<u128>(c1) * plain;
-      }
+    for (int j = 0; j < Outputs; ++j) plain[j] = s.plains[j][t][i];
+#pragma unroll
+    for (int j = 0; j < Outputs; ++j) {
+      sum0[j] += static_cast<u128>(c0) * plain[j];
+      sum1[j] += static_cast<u128>(c1) * plain[j];
     }
   }
   const DeviceModulus m = moduli[first_row + r];
 #pragma unroll
-  for (int j = 0; j < kMaxProductOutputs; ++j) {
-    if (j < s.output_count) {
-      s.outs[j][i] = reduce128(sum0[j], m);
-      s.outs[j][part + i] = reduce128(sum1[j], m);
-    }
+  for (int j = 0; j < Outputs; ++j) {
+    s.outs[j][i] = reduce128(sum0[j], m);
+    s.outs[j][part + i] = reduce128(sum1[j], m);
   }
+}
+
+using ProductsSumsKernel = void (*)(ProductSums, bool, std::size_t, std::size_t, int, const DeviceModulus*);
+
+template <int... Outputs>
+ProductsSumsKernel products_sums_for(int outputs, std::integer_sequence<int, Outputs...>) {
+  constexpr ProductsSumsKernel kernels[] = {products_sums_kernel<Outputs + 1>...};
+  return kernels[outputs - 1];
 }
 
 struct ScaleDownItems {
@@ -436,7 +445,13 @@ void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedS
 void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t first_row, std::size_t rows,
                           int log_n, const DeviceModulus* moduli, cudaStream_t stream) {
   const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(rows));
-  products_sums_kernel<<<grid, kBlock, 0, stream>>>(sums, accumulate, first_row, rows, log_n, moduli);
+  if (sums.output_count < 1 || sums.output_count > kMaxProductOutputs) {
+    throw InvalidArgument("launch_products_sums: " + std::to_string(sums.output_count) + " outputs (1 to " +
+                          std::to_string(kMaxProductOutputs) + " per launch)");
+  }
+  const ProductsSumsKernel kernel =
+      products_sums_for(sums.output_count, std::make_integer_sequence<int, kMaxProductOutputs>{});
+  kernel<<<grid, kBlock, 0, stream>>>(sums, accumulate, first_row, rows, log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("products_sums_kernel");
 }
 
