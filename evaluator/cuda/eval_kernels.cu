@@ -62,51 +62,13 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
 constexpr int kConversionTargetsPerBlock = 8;
 constexpr unsigned kConversionCoefficients = 2;
 
-// The constants of a block's targets, staged once per block in shared
-// memory. Read from global memory inside the target loop, each target's
-// loads waited a full memory latency before its products could start, and
-// the conversions ran at a third of their DRAM floor (docs/performance.md).
-// Plain words: a __shared__ variable cannot hold a Modulus (it has a
-// constructor).
-struct TargetConstants {
-  u64 hat[kConversionTargetsPerBlock][kMaxConversionSources];  // [qhat_i]_(p_t)
-  u64 minus_q[kConversionTargetsPerBlock];                      // [-Q]_(p_t)
-  u64 modulus[kConversionTargetsPerBlock][3];                   // value, Barrett hi, lo
-  std::uint32_t offset[kConversionTargetsPerBlock];             // destination row
-};
-
-template <int S>
-__device__ void stage_target_constants(const DeviceConversion& c, int first_target, int count, TargetConstants& tc) {
-  constexpr int kFields = S + 4;  // S hats, -Q, offset, modulus (one field of three words)
-  for (int x = static_cast<int>(threadIdx.x); x < count * kFields; x += static_cast<int>(blockDim.x)) {
-    const int t = x / kFields, f = x % kFields, target = first_target + t;
-    if (f < S) {
-      tc.hat[t][f] = c.hat_mod_target[static_cast<std::size_t>(target) * S + f];
-    } else if (f == S) {
-      tc.minus_q[t] = c.minus_q_mod_target[target];
-    } else if (f == S + 1) {
-      tc.offset[t] = c.target_offsets[target];
-    } else {
-      const DeviceModulus m = c.target_moduli[target];
-      tc.modulus[t][0] = m.value;
-      tc.modulus[t][1] = m.barrett_hi;
-      tc.modulus[t][2] = m.barrett_lo;
-    }
-  }
-}
-
 // y_i = [x_i * qhat_i^-1]_(q_i) in registers, then every target as the exact
 // 128-bit sum sum_i y_i [qhat_i]_(p_t) + #(y_i > q_i/2) [-Q]_(p_t), reduced
 // once (the CPU's BasisConversion::convert, word for word). S = c.sources,
-// so the loops unroll without guards. Every thread of the block stages the
-// constants and reaches the barrier; only `active` ones convert.
+// so the loops unroll without guards.
 template <int S>
 __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
-                                u64* __restrict__ destination, std::size_t k, bool active, int log_n,
-                                int first_target, int count, TargetConstants& tc) {
-  stage_target_constants<S>(c, first_target, count, tc);
-  __syncthreads();
-  if (!active) return;
+                                u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
   const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
   const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
   const bool copy = c.copy_sources && first_target == 0;
@@ -124,18 +86,18 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
       negatives[j] += y[j][i] > q / 2 ? 1 : 0;
     }
   }
-  for (int t = 0; t < count; ++t) {
-    DeviceModulus m;
-    m.value = tc.modulus[t][0];
-    m.barrett_hi = tc.modulus[t][1];
-    m.barrett_lo = tc.modulus[t][2];
-    u64* out = destination + static_cast<std::size_t>(tc.offset[t]) * n;
+  const int last = min(c.targets, first_target + kConversionTargetsPerBlock);
+  for (int t = first_target; t < last; ++t) {
+    const u64* hat = c.hat_mod_target + static_cast<std::size_t>(t) * S;
+    const u64 minus_q = c.minus_q_mod_target[t];
+    const DeviceModulus m = c.target_moduli[t];
+    u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
     u128 sum[kConversionCoefficients];
 #pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u128>(negatives[j]) * tc.minus_q[t];
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u128>(negatives[j]) * minus_q;
 #pragma unroll
     for (int i = 0; i < S; ++i) {
-      const u64 h = tc.hat[t][i];
+      const u64 h = hat[i];
 #pragma unroll
       for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] += static_cast<u128>(y[j][i]) * h;
     }
@@ -144,24 +106,20 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
   }
 }
 
-// One dispatch on the source count (uniform per block). A block whose
-// targets all lie past the last returns as a whole, before any barrier.
+// One dispatch on the source count (uniform per block).
 __device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const int first_target = static_cast<int>(blockIdx.z) * kConversionTargetsPerBlock;
-  if (first_target >= c.targets) return;
-  const int count = min(c.targets - first_target, kConversionTargetsPerBlock);
-  const bool active = k < (std::size_t{1} << log_n) / kConversionCoefficients;
-  __shared__ TargetConstants tc;
+  if (k >= (std::size_t{1} << log_n) / kConversionCoefficients || first_target >= c.targets) return;
   switch (c.sources) {
-    case 1: convert_targets<1>(c, source, destination, k, active, log_n, first_target, count, tc); break;
-    case 2: convert_targets<2>(c, source, destination, k, active, log_n, first_target, count, tc); break;
-    case 3: convert_targets<3>(c, source, destination, k, active, log_n, first_target, count, tc); break;
-    case 4: convert_targets<4>(c, source, destination, k, active, log_n, first_target, count, tc); break;
-    case 5: convert_targets<5>(c, source, destination, k, active, log_n, first_target, count, tc); break;
-    case 6: convert_targets<6>(c, source, destination, k, active, log_n, first_target, count, tc); break;
-    case 7: convert_targets<7>(c, source, destination, k, active, log_n, first_target, count, tc); break;
-    case 8: convert_targets<8>(c, source, destination, k, active, log_n, first_target, count, tc); break;
+    case 1: convert_targets<1>(c, source, destination, k, log_n, first_target); break;
+    case 2: convert_targets<2>(c, source, destination, k, log_n, first_target); break;
+    case 3: convert_targets<3>(c, source, destination, k, log_n, first_target); break;
+    case 4: convert_targets<4>(c, source, destination, k, log_n, first_target); break;
+    case 5: convert_targets<5>(c, source, destination, k, log_n, first_target); break;
+    case 6: convert_targets<6>(c, source, destination, k, log_n, first_target); break;
+    case 7: convert_targets<7>(c, source, destination, k, log_n, first_target); break;
+    case 8: convert_targets<8>(c, source, destination, k, log_n, first_target); break;
     default: __trap();  // the host builds at most kMaxConversionSources
   }
 }
