@@ -63,9 +63,13 @@ constexpr int kConversionTargetsPerBlock = 8;
 constexpr unsigned kConversionCoefficients = 2;
 
 // y_i = [x_i * qhat_i^-1]_(q_i) in registers, then every target as the exact
-// 128-bit sum sum_i y_i [qhat_i]_(p_t) + #(y_i > q_i/2) [-Q]_(p_t), reduced
-// once (the CPU's BasisConversion::convert, word for word). S = c.sources,
-// so the loops unroll without guards.
+// 128-bit sum sum_i y_i [qhat_i R]_(p_t) + #(y_i > q_i/2) [-Q R]_(p_t),
+// reduced once by Montgomery (R^-1 cancels the constants' R): the CPU's
+// BasisConversion::convert word for word, at half the multiplies of a
+// Barrett reduction. S = c.sources, so the loops unroll without guards.
+// The sum is below (S + 1) 2^62 p, so the lazy result is below 3.25 p.
+static_assert(kMaxConversionSources <= 8 && WordTraits<u64>::max_modulus_bits <= 62,
+              "the Montgomery result must stay below 4p");
 template <int S>
 __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
                                 u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
@@ -88,9 +92,9 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
   }
   const int last = min(c.targets, first_target + kConversionTargetsPerBlock);
   for (int t = first_target; t < last; ++t) {
-    const u64* hat = c.hat_mod_target + static_cast<std::size_t>(t) * S;
-    const u64 minus_q = c.minus_q_mod_target[t];
-    const DeviceModulus m = c.target_moduli[t];
+    const u64* hat = c.hat_montgomery + static_cast<std::size_t>(t) * S;
+    const u64 minus_q = c.minus_q_montgomery[t];
+    const u64 p = c.target_moduli[t].value, factor = c.target_factors[t];
     u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
     u128 sum[kConversionCoefficients];
 #pragma unroll
@@ -102,7 +106,11 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
       for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] += static_cast<u128>(y[j][i]) * h;
     }
 #pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) out[k + j * half] = reduce128(sum[j], m);
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+      u64 r = montgomery_reduce_lazy(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor);
+      r = r >= 2 * p ? r - 2 * p : r;
+      out[k + j * half] = r >= p ? r - p : r;
+    }
   }
 }
 

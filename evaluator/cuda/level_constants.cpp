@@ -37,18 +37,26 @@ class BlobBuilder {
 
 struct ConversionOffsets {
   std::size_t source_moduli, hat_inverse, hat_inverse_shoup, target_moduli, target_offsets,
-      hat_mod_target, minus_q;
+      hat_montgomery, minus_q_montgomery, target_factors;
 };
 
 ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
-  if (c.source_count() > static_cast<std::size_t>(kMaxConversionSources)) {
-    throw InvalidArgument("CUDA basis conversion: " + std::to_string(c.source_count()) +
-                          " sources (at most " + std::to_string(kMaxConversionSources) + ")");
+  const std::size_t sources = c.source_count(), targets = c.target_count();
+  if (sources > static_cast<std::size_t>(kMaxConversionSources)) {
+    throw InvalidArgument("CUDA basis conversion: " + std::to_string(sources) + " sources (at most " +
+                          std::to_string(kMaxConversionSources) + ")");
   }
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
-  return {blob.add(c.source_moduli), blob.add(c.hat_inverse),   blob.add(c.hat_inverse_shoup),
-          blob.add(c.target_moduli), blob.add(offsets),         blob.add(c.hat_mod_target),
-          blob.add(c.minus_q_mod_target)};
+  std::vector<std::uint64_t> hats(c.hat_mod_target.size()), minus_q(targets), factors(targets);
+  for (std::size_t t = 0; t < targets; ++t) {
+    const std::uint64_t p = c.target_moduli[t].value;
+    factors[t] = montgomery_factor(p);
+    minus_q[t] = to_montgomery(c.minus_q_mod_target[t], p);
+    for (std::size_t i = 0; i < sources; ++i) hats[t * sources + i] = to_montgomery(c.hat_mod_target[t * sources + i], p);
+  }
+  return {blob.add(c.source_moduli), blob.add(c.hat_inverse), blob.add(c.hat_inverse_shoup),
+          blob.add(c.target_moduli), blob.add(offsets),       blob.add(hats),
+          blob.add(minus_q),         blob.add(factors)};
 }
 
 DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, const std::uint8_t* base) {
@@ -60,8 +68,9 @@ DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, co
   d.hat_inverse_shoup = reinterpret_cast<const std::uint64_t*>(base + o.hat_inverse_shoup);
   d.target_moduli = reinterpret_cast<const Modulus<std::uint64_t>*>(base + o.target_moduli);
   d.target_offsets = reinterpret_cast<const std::uint32_t*>(base + o.target_offsets);
-  d.hat_mod_target = reinterpret_cast<const std::uint64_t*>(base + o.hat_mod_target);
-  d.minus_q_mod_target = reinterpret_cast<const std::uint64_t*>(base + o.minus_q);
+  d.hat_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.hat_montgomery);
+  d.minus_q_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.minus_q_montgomery);
+  d.target_factors = reinterpret_cast<const std::uint64_t*>(base + o.target_factors);
   return d;
 }
 

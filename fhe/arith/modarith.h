@@ -139,6 +139,30 @@ FHE_HD Word mul_mod(Word a, Word b, const Modulus<Word>& m) {
   return reduce_wide<Word>(static_cast<Word>(product >> W), static_cast<Word>(product), m);
 }
 
+// Montgomery reduction with R = 2^64, for 128-bit sums of products of
+// constants known ahead (stored times R): x R^-1 mod p costs one low and one
+// high product, against four for reduce_wide. montgomery_factor(p) is
+// -p^-1 mod 2^64 (p odd); the result is < x / 2^64 + p, so below (k + 1) p
+// for x < k p 2^64, and needs that many conditional subtractions.
+inline std::uint64_t montgomery_factor(std::uint64_t p) {
+  std::uint64_t inverse = p;                             // p * p = 1 mod 8: 3 bits
+  for (int i = 0; i < 5; ++i) inverse *= 2 - p * inverse;  // Newton: 6, 12, 24, 48, 96 bits
+  return 0 - inverse;
+}
+
+// a R mod p: a constant in Montgomery form.
+inline std::uint64_t to_montgomery(std::uint64_t a, std::uint64_t p) {
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a % p) << 64) % p);
+}
+
+FHE_HD std::uint64_t montgomery_reduce_lazy(std::uint64_t hi, std::uint64_t lo, std::uint64_t p,
+                                            std::uint64_t factor) {
+  // m p = -lo mod 2^64, so x + m p is a multiple of 2^64; its low words
+  // carry exactly when lo != 0.
+  const std::uint64_t m = lo * factor;
+  return hi + mul_hi(m, p) + (lo != 0 ? 1 : 0);
+}
+
 // Plain (slow, exact) a * b mod q for table construction on the host.
 template <typename Word>
 inline Word mul_mod_exact(Word a, Word b, Word q) {

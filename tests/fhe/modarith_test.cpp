@@ -15,6 +15,7 @@ namespace {
 
 using u64 = std::uint64_t;
 using u32 = std::uint32_t;
+using u128 = unsigned __int128;
 
 // Exact (a * b) mod q through GMP when available.
 u64 exact_mul_mod(u64 a, u64 b, u64 q) {
@@ -122,6 +123,29 @@ TEST(ModArith, ShoupLazyAndFull32) {
       ASSERT_LT(lazy, 2 * q);
       ASSERT_EQ(lazy % q, exact_mul_mod(x % q, w, q));
     }
+  }
+}
+
+TEST(ModArith, MontgomeryReduction) {
+  std::mt19937_64 rng(16);
+  for (u64 p : test_moduli64()) {
+    const u64 factor = fhe::montgomery_factor(p);
+    ASSERT_EQ(p * (0 - factor), 1u) << p;  // -factor is p^-1 mod 2^64
+    std::uniform_int_distribution<u64> word(0, p - 1), high(0, 3 * p - 1), any(0, ~u64{0});
+    for (int i = 0; i < 20000; ++i) {
+      // x < 3 p 2^64: the result is below 4p and congruent to x R^-1.
+      const u64 hi = high(rng), lo = any(rng);
+      const u128 x = static_cast<u128>(hi) << 64 | lo;
+      const u64 r = fhe::montgomery_reduce_lazy(hi, lo, p, factor);
+      ASSERT_LT(r, 4 * p);
+      ASSERT_EQ((static_cast<u128>(r) << 64) % p, x % p) << "x R^-1 for p " << p;
+    }
+    // Constants in Montgomery form: (a R) b R^-1 = a b.
+    const u64 a = word(rng), b = word(rng);
+    const u128 product = static_cast<u128>(fhe::to_montgomery(a, p)) * b;
+    const u64 r = fhe::montgomery_reduce_lazy(static_cast<u64>(product >> 64), static_cast<u64>(product), p, factor);
+    EXPECT_EQ(r % p, exact_mul_mod(a, b, p));
+    EXPECT_EQ(fhe::montgomery_reduce_lazy(0, 0, p, factor), 0u);
   }
 }
 
