@@ -19,10 +19,11 @@ BasisConversion make_basis_conversion(std::span<const std::uint64_t> source_prim
   for (auto span : {source_primes, target_primes}) {
     for (std::uint64_t q : span) max_bits = std::max(max_bits, std::log2(static_cast<double>(q)));
   }
-  if (2 * max_bits + std::log2(static_cast<double>(source_primes.size())) >= 127.5) {
+  const double log_sources = std::log2(static_cast<double>(source_primes.size()));
+  if (2 * max_bits + log_sources >= 127.5 || max_bits + log_sources >= 64 + std::log2(3.0) - 0.01) {
     throw InvalidArgument("basis conversion: " + std::to_string(source_primes.size()) +
                           " sources of up to " + std::to_string(max_bits) +
-                          " bits overflow the 128-bit accumulator");
+                          " bits overflow the 128-bit accumulator or its Montgomery reduction");
   }
   BasisConversion c;
   const std::size_t sources = source_primes.size();
@@ -38,15 +39,16 @@ BasisConversion make_basis_conversion(std::span<const std::uint64_t> source_prim
   }
   for (std::uint64_t p : target_primes) {
     c.target_moduli.emplace_back(p);
+    c.target_factors.push_back(montgomery_factor(p));
     std::uint64_t q_source = 1 % p;
     for (std::uint64_t q : source_primes) q_source = mul_mod_exact<std::uint64_t>(q_source, q % p, p);
-    c.minus_q_mod_target.push_back(neg_mod<std::uint64_t>(q_source, p));
+    c.minus_q_montgomery.push_back(to_montgomery(neg_mod<std::uint64_t>(q_source, p), p));
     for (std::size_t i = 0; i < sources; ++i) {
       std::uint64_t hat = 1 % p;  // qhat_i mod p
       for (std::size_t k = 0; k < sources; ++k) {
         if (k != i) hat = mul_mod_exact<std::uint64_t>(hat, source_primes[k] % p, p);
       }
-      c.hat_mod_target.push_back(hat);
+      c.hat_montgomery.push_back(to_montgomery(hat, p));
     }
   }
   c.target_offsets = std::move(target_offsets);
@@ -57,8 +59,9 @@ namespace {
 
 // out_t = sum_i y~_i [qhat_i]_(p_t) for every target, where y~_i = y_i - q_i
 // when y_i > q_i / 2: the sum of the unsigned y_i [qhat_i]_(p_t) plus one
-// [-Q]_(p_t) per negative digit, accumulated exactly in 128 bits and reduced
-// once. `Sources` > 0 fixes the source count at compile time (the common
+// [-Q]_(p_t) per negative digit, accumulated exactly in 128 bits with the
+// constants in Montgomery form and reduced once (montgomery_reduce removes
+// their R). `Sources` > 0 fixes the source count at compile time (the common
 // 1..6) so the inner sum unrolls; 0 is the run-time fallback.
 template <std::size_t Sources>
 void accumulate_targets(const BasisConversion& c, const std::uint64_t* y, std::uint64_t* destination,
@@ -69,9 +72,9 @@ void accumulate_targets(const BasisConversion& c, const std::uint64_t* y, std::u
   std::uint64_t* halves = Sources > 0 ? half : half_dynamic.data();
   for (std::size_t i = 0; i < sources; ++i) halves[i] = c.source_moduli[i].value / 2;
   for (std::size_t t = 0; t < c.target_count(); ++t) {
-    const Modulus<std::uint64_t>& p = c.target_moduli[t];
-    const std::uint64_t* hat = c.hat_mod_target.data() + t * sources;
-    const std::uint64_t minus_q = c.minus_q_mod_target[t];
+    const std::uint64_t p = c.target_moduli[t].value, factor = c.target_factors[t];
+    const std::uint64_t* hat = c.hat_montgomery.data() + t * sources;
+    const std::uint64_t minus_q = c.minus_q_montgomery[t];
     std::uint64_t* out = destination + c.target_offsets[t] * n;
     for (std::size_t k = 0; k < n; ++k) {
       unsigned __int128 sum = 0;
@@ -82,8 +85,7 @@ void accumulate_targets(const BasisConversion& c, const std::uint64_t* y, std::u
         negatives += y_i > halves[i] ? 1 : 0;
       }
       sum += static_cast<unsigned __int128>(negatives) * minus_q;
-      out[k] = reduce_wide<std::uint64_t>(static_cast<std::uint64_t>(sum >> 64),
-                                          static_cast<std::uint64_t>(sum), p);
+      out[k] = montgomery_reduce(static_cast<std::uint64_t>(sum >> 64), static_cast<std::uint64_t>(sum), p, factor);
     }
   }
 }

@@ -26,8 +26,13 @@ struct BasisConversion {
   std::vector<std::uint64_t> hat_inverse_shoup;  // Shoup companions
   std::vector<Modulus<std::uint64_t>> target_moduli;
   std::vector<std::size_t> target_offsets;       // row of target t in the destination buffer
-  std::vector<std::uint64_t> hat_mod_target;     // [t * sources + i] = [qhat_i]_(p_t)
-  std::vector<std::uint64_t> minus_q_mod_target;  // [-Q_source]_(p_t), added once per negative digit
+  // Per target, in Montgomery form (times R = 2^64 mod p_t): each output's
+  // exact 128-bit sum then costs one montgomery_reduce (two 64-bit
+  // products) instead of a Barrett reduction (four). The CUDA conversion
+  // kernels upload these very words.
+  std::vector<std::uint64_t> hat_montgomery;      // [t * sources + i] = [qhat_i R]_(p_t)
+  std::vector<std::uint64_t> minus_q_montgomery;  // [t] = [-Q_source R]_(p_t), once per negative digit
+  std::vector<std::uint64_t> target_factors;      // [t] = montgomery_factor(p_t)
 
   std::size_t source_count() const { return source_moduli.size(); }
   std::size_t target_count() const { return target_moduli.size(); }
@@ -40,7 +45,9 @@ struct BasisConversion {
 };
 
 // Throws InvalidArgument when the 128-bit accumulation could overflow
-// (sources * max(q)^2 >= 2^128) or a target offset list has the wrong size.
+// (sources * max(q)^2 >= 2^128), when a sum could leave the Montgomery
+// reduction's range (sources * max(q) must stay below 3 * 2^64: 8 sources
+// of 62 bits, 24 of 60) or when a target offset list has the wrong size.
 BasisConversion make_basis_conversion(std::span<const std::uint64_t> source_primes,
                                       std::span<const std::uint64_t> target_primes,
                                       std::vector<std::size_t> target_offsets);

@@ -217,7 +217,7 @@ OperationCheck ApplicationRunner::check(std::size_t operation, bool inject_fault
 
 std::unique_ptr<ApplicationRunner> make_application_runner(
     fhe::CkksEngine& engine, const ApplicationWorkload& workload,
-    std::shared_ptr<const fhe::cuda::DeviceKeys> shared_device_keys) {
+    [[maybe_unused]] std::shared_ptr<const fhe::cuda::DeviceKeys> shared_device_keys) {  // CUDA builds only
   const bool matvec = workload.kind == ApplicationWorkloadKind::matvec;
   if (engine.device().kind == fhe::DeviceKind::cuda) {
 #if FHELIUM_HAS_CUDA

@@ -28,9 +28,8 @@ struct DeviceConversion {
   const std::uint64_t* hat_inverse_shoup = nullptr;
   const Modulus<std::uint64_t>* target_moduli = nullptr;
   const std::uint32_t* target_offsets = nullptr;
-  // The CPU's [qhat_i]_(p_t) and [-Q]_(p_t) times R = 2^64 mod p_t
-  // (Montgomery form), so each target's 128-bit sum reduces with
-  // montgomery_reduce_lazy; the words are the CPU's.
+  // BasisConversion's Montgomery-form constants ([qhat_i R]_(p_t),
+  // [-Q R]_(p_t), montgomery_factor(p_t)), uploaded as they are.
   const std::uint64_t* hat_montgomery = nullptr;      // [t * sources + i]
   const std::uint64_t* minus_q_montgomery = nullptr;  // [t]
   const std::uint64_t* target_factors = nullptr;      // [t] montgomery_factor(p_t)

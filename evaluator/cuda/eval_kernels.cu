@@ -67,9 +67,9 @@ constexpr unsigned kConversionCoefficients = 2;
 // reduced once by Montgomery (R^-1 cancels the constants' R): the CPU's
 // BasisConversion::convert word for word, at half the multiplies of a
 // Barrett reduction. S = c.sources, so the loops unroll without guards.
-// The sum is below (S + 1) 2^62 p, so the lazy result is below 3.25 p.
+// The sum is below (S + 1) 2^62 p < 3 p 2^64, montgomery_reduce's range.
 static_assert(kMaxConversionSources <= 8 && WordTraits<u64>::max_modulus_bits <= 62,
-              "the Montgomery result must stay below 4p");
+              "the conversion sums must stay below 3 p 2^64");
 template <int S>
 __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
                                 u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
@@ -107,9 +107,7 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
     }
 #pragma unroll
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-      u64 r = montgomery_reduce_lazy(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor);
-      r = r >= 2 * p ? r - 2 * p : r;
-      out[k + j * half] = r >= p ? r - p : r;
+      out[k + j * half] = montgomery_reduce(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor);
     }
   }
 }

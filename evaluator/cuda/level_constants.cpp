@@ -41,22 +41,14 @@ struct ConversionOffsets {
 };
 
 ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
-  const std::size_t sources = c.source_count(), targets = c.target_count();
-  if (sources > static_cast<std::size_t>(kMaxConversionSources)) {
-    throw InvalidArgument("CUDA basis conversion: " + std::to_string(sources) + " sources (at most " +
-                          std::to_string(kMaxConversionSources) + ")");
+  if (c.source_count() > static_cast<std::size_t>(kMaxConversionSources)) {
+    throw InvalidArgument("CUDA basis conversion: " + std::to_string(c.source_count()) +
+                          " sources (at most " + std::to_string(kMaxConversionSources) + ")");
   }
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
-  std::vector<std::uint64_t> hats(c.hat_mod_target.size()), minus_q(targets), factors(targets);
-  for (std::size_t t = 0; t < targets; ++t) {
-    const std::uint64_t p = c.target_moduli[t].value;
-    factors[t] = montgomery_factor(p);
-    minus_q[t] = to_montgomery(c.minus_q_mod_target[t], p);
-    for (std::size_t i = 0; i < sources; ++i) hats[t * sources + i] = to_montgomery(c.hat_mod_target[t * sources + i], p);
-  }
-  return {blob.add(c.source_moduli), blob.add(c.hat_inverse), blob.add(c.hat_inverse_shoup),
-          blob.add(c.target_moduli), blob.add(offsets),       blob.add(hats),
-          blob.add(minus_q),         blob.add(factors)};
+  return {blob.add(c.source_moduli), blob.add(c.hat_inverse),        blob.add(c.hat_inverse_shoup),
+          blob.add(c.target_moduli), blob.add(offsets),              blob.add(c.hat_montgomery),
+          blob.add(c.minus_q_montgomery), blob.add(c.target_factors)};
 }
 
 DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, const std::uint8_t* base) {

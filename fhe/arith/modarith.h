@@ -163,6 +163,15 @@ FHE_HD std::uint64_t montgomery_reduce_lazy(std::uint64_t hi, std::uint64_t lo, 
   return hi + mul_hi(m, p) + (lo != 0 ? 1 : 0);
 }
 
+// x R^-1 mod p fully reduced, for x < 3 p 2^64 and p < 2^62 (the lazy result
+// is below 4p).
+FHE_HD std::uint64_t montgomery_reduce(std::uint64_t hi, std::uint64_t lo, std::uint64_t p,
+                                       std::uint64_t factor) {
+  std::uint64_t r = montgomery_reduce_lazy(hi, lo, p, factor);
+  r = r >= 2 * p ? r - 2 * p : r;
+  return r >= p ? r - p : r;
+}
+
 // Plain (slow, exact) a * b mod q for table construction on the host.
 template <typename Word>
 inline Word mul_mod_exact(Word a, Word b, Word q) {

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "evaluator/key_switch_schedule.h"
+#include "fhe/arith/primes.h"
 #include "fhe/ckks/rns_basis.h"
 #include "fhe/core/error.h"
 #include "fhe/ntt/registry.h"
@@ -102,6 +103,16 @@ TEST(BasisConversion, IsExactUpToASmallMultipleOfTheSourceModulus) {
       EXPECT_TRUE(matched) << "target " << t << " coefficient " << k;
     }
   }
+}
+
+// The sums reduce by Montgomery, valid while sources x max(q) < 3 x 2^64:
+// 24 sources of 60 bits fit, 50 do not (their 128-bit sums would).
+TEST(BasisConversion, RefusesMoreSourcesThanTheReductionHolds) {
+  const std::vector<std::uint64_t> primes = largest_ntt_primes(60, 51, 1 << 12, {});
+  const std::vector<std::uint64_t> target = {primes.back()};
+  const std::span<const std::uint64_t> all(primes.data(), 50);
+  EXPECT_NO_THROW(make_basis_conversion(all.first(24), target, {0}));
+  EXPECT_THROW(make_basis_conversion(all, target, {0}), InvalidArgument);
 }
 
 // Residues of signed v (|v| < 2^100) over `rows`, NTT form.

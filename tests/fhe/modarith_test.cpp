@@ -139,6 +139,7 @@ TEST(ModArith, MontgomeryReduction) {
       const u64 r = fhe::montgomery_reduce_lazy(hi, lo, p, factor);
       ASSERT_LT(r, 4 * p);
       ASSERT_EQ((static_cast<u128>(r) << 64) % p, x % p) << "x R^-1 for p " << p;
+      ASSERT_EQ(fhe::montgomery_reduce(hi, lo, p, factor), r % p);
     }
     // Constants in Montgomery form: (a R) b R^-1 = a b.
     const u64 a = word(rng), b = word(rng);
