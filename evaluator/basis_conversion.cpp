@@ -19,6 +19,8 @@ BasisConversion make_basis_conversion(std::span<const std::uint64_t> source_prim
   for (auto span : {source_primes, target_primes}) {
     for (std::uint64_t q : span) max_bits = std::max(max_bits, std::log2(static_cast<double>(q)));
   }
+  // In bits: sources * max(q)^2 < 2^128 and sources * max(q) < 3 * 2^64,
+  // each with a margin for the doubles' rounding.
   const double log_sources = std::log2(static_cast<double>(source_primes.size()));
   if (2 * max_bits + log_sources >= 127.5 || max_bits + log_sources >= 64 + std::log2(3.0) - 0.01) {
     throw InvalidArgument("basis conversion: " + std::to_string(source_primes.size()) +

@@ -67,9 +67,8 @@ constexpr unsigned kConversionCoefficients = 2;
 // reduced once by Montgomery (R^-1 cancels the constants' R): the CPU's
 // BasisConversion::convert word for word, at half the multiplies of a
 // Barrett reduction. S = c.sources, so the loops unroll without guards.
-// The sum is below (S + 1) 2^62 p < 3 p 2^64, montgomery_reduce's range.
-static_assert(kMaxConversionSources <= 8 && WordTraits<u64>::max_modulus_bits <= 62,
-              "the conversion sums must stay below 3 p 2^64");
+// make_basis_conversion refuses source sets whose sums could leave
+// montgomery_reduce's range.
 template <int S>
 __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
                                 u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
