@@ -111,6 +111,24 @@ TEST(ModArith, ShoupLazyAndFull64) {
   }
 }
 
+// The CUDA butterflies' product: any 64-bit input, a quotient at most 2 short,
+// so the result is mul_shoup_lazy's plus 0, q or 2q.
+TEST(ModArith, ShoupLazierStaysWithinTwoQuotients) {
+  std::mt19937_64 rng(15);
+  for (u64 q : test_moduli64()) {
+    std::uniform_int_distribution<u64> word(0, q - 1), any(0, ~u64{0});
+    for (int i = 0; i < 20000; ++i) {
+      const u64 w = i == 0 ? q - 1 : word(rng), x = i < 2 ? ~u64{0} : any(rng);
+      const u64 w_shoup = fhe::shoup_companion<u64>(w, q);
+      const u64 lazier = fhe::mul_shoup_lazier(x, w, w_shoup, q);
+      const u64 lazy = fhe::mul_shoup_lazy<u64>(x, w, w_shoup, q);
+      ASSERT_LT(lazier, 4 * q) << x << " * " << w << " mod " << q;
+      ASSERT_TRUE(lazier == lazy || lazier == lazy + q || lazier == lazy + 2 * q) << x << " * " << w;
+      ASSERT_EQ(lazier % q, exact_mul_mod(x % q, w, q));
+    }
+  }
+}
+
 TEST(ModArith, ShoupLazyAndFull32) {
   std::mt19937 rng(14);
   for (u32 q : test_moduli32()) {

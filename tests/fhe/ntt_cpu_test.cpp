@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "fhe/arith/modarith.h"
 #include "fhe/core/error.h"
@@ -98,6 +99,20 @@ TEST(NttCpu, ExtremeInputsStayExact) {
   constant[0] = 12345;
   oracle->forward(constant.data(), oracle->all_rows());
   for (u64 word : constant) ASSERT_EQ(word, 12345u);
+}
+
+// 61-bit primes are the widest a plan takes (the CUDA butterflies let values
+// reach 8q); a 62-bit prime is refused with the bound in the message.
+TEST(NttCpu, ModulusWidthIsBoundedByTheLazyRange) {
+  const int log_n = 10;
+  EXPECT_NO_THROW(fhe::ntt::make_plan("radix2_indexed", {}, log_n, fhe::testing::ntt_moduli(log_n, 1, 61),
+                                      fhe::WordType::int64));
+  try {
+    fhe::ntt::make_plan("radix2_indexed", {}, log_n, fhe::testing::ntt_moduli(log_n, 1, 62), fhe::WordType::int64);
+    ADD_FAILURE() << "a 62-bit modulus was accepted";
+  } catch (const fhe::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("2^61"), std::string::npos) << e.what();
+  }
 }
 
 // A row range transforms exactly those rows with their own moduli.

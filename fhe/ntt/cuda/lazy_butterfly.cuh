@@ -1,9 +1,12 @@
 // Lazy Harvey butterflies with Shoup companions, as FHE_HD functions shared
-// by every CUDA kernel (and the host emulation test). They do the same
-// arithmetic as fhe/ntt/cpu/butterflies.h: forward values stay in [0, 4q),
-// inverse values in [0, 2q), q < 2^62 (64-bit words) or 2^30 (32-bit words).
+// by every CUDA kernel (and the host emulation test). Let M be the bound of
+// the lazy product: 2q for 32-bit words (mul_shoup_lazy, one __umulhi) and
+// 4q for 64-bit words (mul_shoup_lazier, whose quotient skips a quarter of
+// the 128-bit product). Forward values stay in [0, 2M), inverse values in
+// [0, M), so 64-bit needs q < 2^61 and 32-bit q < 2^30 (WordTraits).
 // Outputs of a whole transform are fully reduced, so every factorization
-// gives the oracle's words.
+// gives the oracle's words; the CPU butterflies (fhe/ntt/cpu/butterflies.h)
+// take other intermediate values.
 #pragma once
 
 #include "fhe/arith/modarith.h"
@@ -11,41 +14,57 @@
 
 namespace fhe::ntt::gpu {
 
-// Cooley-Tukey: (x, y) -> (x + w y, x - w y), inputs and outputs in [0, 4q).
+// The lazy product x * w mod q in [0, M) for any word x.
 template <typename Word>
-FHE_HD void forward_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
-  const Word two_q = 2 * q;
-  const Word u = x >= two_q ? x - two_q : x;
-  const Word v = mul_shoup_lazy<Word>(y, w.value, w.companion, q);
-  x = u + v;
-  y = u - v + two_q;
+FHE_HD Word lazy_product(Word x, TwiddlePair<Word> w, Word q) {
+  if constexpr (sizeof(Word) == 8) {
+    return mul_shoup_lazier(x, w.value, w.companion, q);
+  } else {
+    return mul_shoup_lazy<Word>(x, w.value, w.companion, q);
+  }
 }
 
-// Gentleman-Sande: (x, y) -> (x + y, w (x - y)), inputs and outputs in [0, 2q).
+// M, the lazy product's bound.
+template <typename Word>
+FHE_HD Word lazy_bound(Word q) {
+  return sizeof(Word) == 8 ? 4 * q : 2 * q;
+}
+
+// Cooley-Tukey: (x, y) -> (x + w y, x - w y), inputs and outputs in [0, 2M).
+template <typename Word>
+FHE_HD void forward_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
+  const Word m = lazy_bound(q);
+  const Word u = x >= m ? x - m : x;
+  const Word v = lazy_product<Word>(y, w, q);
+  x = u + v;
+  y = u - v + m;
+}
+
+// Gentleman-Sande: (x, y) -> (x + y, w (x - y)), inputs and outputs in [0, M).
 template <typename Word>
 FHE_HD void inverse_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
-  const Word two_q = 2 * q;
+  const Word m = lazy_bound(q);
   const Word sum = x + y;
-  const Word difference = x - y + two_q;
-  x = sum >= two_q ? sum - two_q : sum;
-  y = mul_shoup_lazy<Word>(difference, w.value, w.companion, q);
+  const Word difference = x - y + m;
+  x = sum >= m ? sum - m : sum;
+  y = lazy_product<Word>(difference, w, q);
 }
 
 // The inverse's last butterfly (stage 0) with the N^-1 scaling folded in:
 // (x, y) -> (N^-1 (x + y), N^-1 w (x - y)), fully reduced into [0, q).
 template <typename Word>
 FHE_HD void inverse_butterfly_scaled(Word& x, Word& y, const RowConstants<Word>& c) {
-  const Word sum = x + y;                  // < 4q
-  const Word difference = x - y + 2 * c.q;  // < 4q
+  const Word sum = x + y;                            // < 2M
+  const Word difference = x - y + lazy_bound(c.q);  // < 2M
   x = mul_shoup<Word>(sum, c.n_inverse, c.n_inverse_shoup, c.q);
   y = mul_shoup<Word>(difference, c.scaled_stage0, c.scaled_stage0_shoup, c.q);
 }
 
-// [0, 4q) -> [0, q): the forward transform's final reduction.
+// [0, 2M) -> [0, q): the forward transform's final reduction.
 template <typename Word>
-FHE_HD Word reduce_from_4q(Word x, Word q) {
-  const Word two_q = 2 * q;
-  x = x >= two_q ? x - two_q : x;
+FHE_HD Word reduce_forward_output(Word x, Word q) {
+  if constexpr (sizeof(Word) == 8) x = x >= 4 * q ? x - 4 * q : x;
+  x = x >= 2 * q ? x - 2 * q : x;
   return x >= q ? x - q : x;
 }
 

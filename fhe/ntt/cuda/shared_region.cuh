@@ -134,7 +134,7 @@ FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block
 #pragma unroll
   for (int k = 0; k < kWordsPerThread; ++k) {
     if constexpr (Forward) {
-      own[padded(16 * th.lane + k)] = reduce_from_4q<Word>(v[0][k], c.q);
+      own[padded(16 * th.lane + k)] = reduce_forward_output<Word>(v[0][k], c.q);
     } else {
       own[padded(16 * th.lane + k)] = v[0][k];
     }
