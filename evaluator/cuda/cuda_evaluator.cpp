@@ -242,10 +242,12 @@ void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, cons
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t rows = q_rows_ - first, ext_rows = rows + p_rows_;
+  // Q rows of IP_b, of IP_a, then the P rows of both.
   std::uint64_t* acc = accumulators_.data();
+  std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
   cuda::launch_inner_product(extended_.data(), c.digit_count, key.words.data(), c.first_digit, qp_rows_, table,
-                             acc, acc + ext_rows * n_, first, ext_rows, log_n_, moduli_.data(), stream());
-  mod_down_parts(level, acc, acc + ext_rows * n_, acc + rows * n_, out0, out1, addend0, addend0_table, addend1);
+                             acc, acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
+  mod_down_parts(level, acc, acc_a, p_block, out0, out1, addend0, addend0_table, addend1);
 }
 
 void CudaEvaluator::mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1,
@@ -254,11 +256,12 @@ void CudaEvaluator::mod_down_parts(int level, const std::uint64_t* x0, const std
                                    const std::uint64_t* addend1) const {
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
-  const std::size_t rows = q_rows_ - first, ext_rows = rows + p_rows_;
+  const std::size_t rows = q_rows_ - first;
   std::uint64_t* conv = converted_.data();
-  // P rows to coefficient form, convert to the Q rows, back to NTT.
-  for (int j = 0; j < 2; ++j) plan_.inverse(p_rows + j * ext_rows * n_, {q_rows_, p_rows_}, {stream()});
-  cuda::launch_conversion(c.mod_down.conversion, p_rows, ext_rows * n_, conv, rows * n_, 2, log_n_, stream());
+  // P rows (both parts back to back) to coefficient form in one batch,
+  // convert to the Q rows, back to NTT.
+  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, 2, {stream()});
+  cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, 2, log_n_, stream());
   plan_.forward_batch(conv, {first, rows}, 2, {stream()});
   const cuda::ScaleDownItem items[2] = {{x0, conv, out0, addend0, addend0_table},
                                         {x1, conv + rows * n_, out1, addend1, nullptr}};
@@ -724,14 +727,13 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
   check_output(out, "mod_down");
   if (extended_sum.parts != 2) throw InvalidArgument("mod_down: a 2-part extended sum was expected");
   const int level = extended_sum.level;
-  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level), ext_rows = rows + p_rows_;
-  // The P rows are transformed in place, so they are copied out first and
-  // the sum stays intact.
-  std::uint64_t* p_rows = accumulators_.data() + rows * n_;
-  for (std::size_t j = 0; j < 2; ++j) {
-    FHE_CUDA_CHECK(cudaMemcpyAsync(p_rows + j * ext_rows * n_, extended_sum.part(j) + rows * n_, p_rows_ * n_ * 8,
-                                   cudaMemcpyDeviceToDevice, stream()));
-  }
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
+  // The P rows are transformed in place, so they are copied out (both parts
+  // back to back, as mod_down_parts wants them) and the sum stays intact.
+  std::uint64_t* p_rows = accumulators_.data();
+  const std::size_t part_pitch = (extended_sum.part(1) - extended_sum.part(0)) * 8;
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * n_ * 8, extended_sum.part(0) + rows * n_, part_pitch,
+                                   p_rows_ * n_ * 8, 2, cudaMemcpyDeviceToDevice, stream()));
   out.parts = 2;
   out.level = level;
   out.scale = extended_sum.scale;

@@ -170,7 +170,7 @@ class CudaEvaluator {
   // The kernels' view of `a`'s hoisted decomposition at its level.
   cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a) const;
   // ModDown of x0/x1 (Q rows of the level) whose P rows sit in `p_rows`
-  // (part j at j * extended rows * n; transformed in place), plus addends.
+  // (part 0's, then part 1's; transformed in place), plus addends.
   void mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1, std::uint64_t* p_rows,
                       std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
                       const std::uint32_t* addend0_table, const std::uint64_t* addend1) const;

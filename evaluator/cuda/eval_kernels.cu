@@ -174,20 +174,25 @@ __device__ void key_inner_product(const u64* __restrict__ extended, int digits, 
 }
 
 // One thread per (row, k), the Galois permutation folded into the read of
-// the extended digit.
+// the extended digit. Q rows go to acc_b/acc_a, P rows to p_block (b's,
+// then a's) so that the ModDown transforms them in one batch.
 __global__ void inner_product_kernel(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
                                      int first_digit, std::size_t key_rows,
                                      const std::uint32_t* __restrict__ table, u64* __restrict__ acc_b,
-                                     u64* __restrict__ acc_a, std::size_t first_row, std::size_t rows,
-                                     int log_n, const DeviceModulus* __restrict__ moduli) {
+                                     u64* __restrict__ acc_a, u64* __restrict__ p_block, std::size_t first_row,
+                                     std::size_t q_rows, std::size_t rows, int log_n,
+                                     const DeviceModulus* __restrict__ moduli) {
   const std::size_t n = std::size_t{1} << log_n;
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const std::size_t source_k = table ? table[k] : k;
   const DeviceModulus m = moduli[first_row + r];
+  const bool q_row = r < q_rows;
+  u64* out_b = q_row ? acc_b + r * n : p_block + (r - q_rows) * n;
+  u64* out_a = q_row ? acc_a + r * n : p_block + (rows - q_rows + r - q_rows) * n;
   key_inner_product(extended, digits, key, first_digit, key_rows, rows, r, n, source_k, (first_row + r) * n + k,
-                    m, acc_b[r * n + k], acc_a[r * n + k]);
+                    m, out_b[k], out_a[k]);
 }
 
 struct RotationTermList {
@@ -415,11 +420,11 @@ void launch_conversion(const DeviceConversion& conversion, const u64* source, st
 
 void launch_inner_product(const u64* extended, int digits, const u64* key, int first_digit,
                           std::size_t key_rows, const std::uint32_t* table, u64* acc_b, u64* acc_a,
-                          std::size_t first_row, std::size_t rows, int log_n, const DeviceModulus* moduli,
-                          cudaStream_t stream) {
+                          u64* p_block, std::size_t first_row, std::size_t q_rows, std::size_t rows, int log_n,
+                          const DeviceModulus* moduli, cudaStream_t stream) {
   const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(rows));
   inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows, table, acc_b,
-                                                    acc_a, first_row, rows, log_n, moduli);
+                                                    acc_a, p_block, first_row, q_rows, rows, log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("inner_product_kernel");
 }
 

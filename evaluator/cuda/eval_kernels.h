@@ -48,12 +48,15 @@ void launch_conversion(const DeviceConversion& conversion, const std::uint64_t* 
                        std::size_t destination_stride, int items, int log_n, cudaStream_t stream);
 
 // Key inner product over the extended rows [first_row, first_row + rows):
-// acc_b/acc_a[r][k] = sum_d ext[d][r][table ? table[k] : k] * key[first_digit + d][b/a][first_row + r][k],
+// IP_b/a[r][k] = sum_d ext[d][r][table ? table[k] : k] * key[first_digit + d][b/a][first_row + r][k],
 // exact in 128 bits, one reduction. `key` is components x 2 x key_rows x n.
+// The first q_rows rows go to acc_b/acc_a, the P rows to p_block: IP_b's,
+// then IP_a's, back to back (one batched ModDown transform).
 void launch_inner_product(const std::uint64_t* extended, int digits, const std::uint64_t* key,
                           int first_digit, std::size_t key_rows, const std::uint32_t* table,
-                          std::uint64_t* acc_b, std::uint64_t* acc_a, std::size_t first_row,
-                          std::size_t rows, int log_n, const DeviceModulus* moduli, cudaStream_t stream);
+                          std::uint64_t* acc_b, std::uint64_t* acc_a, std::uint64_t* p_block,
+                          std::size_t first_row, std::size_t q_rows, std::size_t rows, int log_n,
+                          const DeviceModulus* moduli, cudaStream_t stream);
 
 // Terms of an extended sum (CudaEvaluator::accumulate_rotations): over the
 // extended rows of a level, sum_b/sum_a (+)= sum_t plain_t (.) term_t with
