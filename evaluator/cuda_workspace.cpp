@@ -10,7 +10,8 @@ namespace fhe {
 CudaWorkspaceWords cuda_workspace_words(const Preset& preset) {
   const std::size_t n = preset.n(), q = preset.q_primes.size(), p = preset.p_primes.size();
   const std::size_t digits = key_switch_digits(preset).size();
-  return {q * n, digits * (q + p) * n, 2 * (q + p) * n, 3 * q * n, std::max<std::size_t>(2 * p, 3) * n};
+  return {q * n, digits * (q + p) * n, 2 * (q + p) * n, 3 * q * n, std::max<std::size_t>(2 * p, 3) * n,
+          kHoistedRotationsPerLaunch * 2 * (q + p) * n};
 }
 
 std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys) {

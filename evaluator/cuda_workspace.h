@@ -9,6 +9,11 @@
 
 namespace fhe {
 
+// Rotations of one hoisted decomposition computed by one kernel launch in
+// rotate / rotate_many_by_steps: the launch reads the digits from DRAM once
+// for all of them (each then has its own ModDown).
+inline constexpr std::size_t kHoistedRotationsPerLaunch = 4;
+
 // 64-bit words of each key-switching workspace, sized for level 0.
 struct CudaWorkspaceWords {
   std::size_t coefficients;  // the input's Q rows in coefficient form (ModUp)
@@ -16,7 +21,8 @@ struct CudaWorkspaceWords {
   std::size_t accumulators;  // two key inner products over QP rows
   std::size_t converted;     // up to three Q-row conversions (ModDown, rescale)
   std::size_t dropped;       // the P rows of two parts, or the dropped row of three
-  std::size_t total() const { return coefficients + extended + accumulators + converted + dropped; }
+  std::size_t rotations;     // kHoistedRotationsPerLaunch rotations over QP rows (2 parts each)
+  std::size_t total() const { return coefficients + extended + accumulators + converted + dropped + rotations; }
 };
 
 CudaWorkspaceWords cuda_workspace_words(const Preset& preset);

@@ -116,6 +116,7 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
   accumulators_ = DeviceBuffer<std::uint64_t>(words.accumulators, "evaluator workspace");
   converted_ = DeviceBuffer<std::uint64_t>(words.converted, "evaluator workspace");
   dropped_ = DeviceBuffer<std::uint64_t>(words.dropped, "evaluator workspace");
+  rotations_ = DeviceBuffer<std::uint64_t>(words.rotations, "evaluator workspace");
 }
 
 CudaEvaluator::~CudaEvaluator() = default;
@@ -236,24 +237,23 @@ void CudaEvaluator::extend(const std::uint64_t* input, int level) const {
                       static_cast<std::size_t>(c.digit_count), {stream()});
 }
 
-void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, const std::uint32_t* table,
-                               std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
-                               const std::uint32_t* addend0_table, const std::uint64_t* addend1) const {
+void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, std::uint64_t* out0,
+                               std::uint64_t* out1, const std::uint64_t* addend0,
+                               const std::uint64_t* addend1) const {
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t rows = q_rows_ - first, ext_rows = rows + p_rows_;
   // Q rows of IP_b, of IP_a, then the P rows of both.
   std::uint64_t* acc = accumulators_.data();
   std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
-  cuda::launch_inner_product(extended_.data(), c.digit_count, key.words.data(), c.first_digit, qp_rows_, table,
-                             acc, acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
-  mod_down_parts(level, acc, acc_a, p_block, out0, out1, addend0, addend0_table, addend1);
+  cuda::launch_inner_product(extended_.data(), c.digit_count, key.words.data(), c.first_digit, qp_rows_, acc,
+                             acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
+  mod_down_parts(level, acc, acc_a, p_block, out0, out1, addend0, addend1);
 }
 
 void CudaEvaluator::mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1,
                                    std::uint64_t* p_rows, std::uint64_t* out0, std::uint64_t* out1,
-                                   const std::uint64_t* addend0, const std::uint32_t* addend0_table,
-                                   const std::uint64_t* addend1) const {
+                                   const std::uint64_t* addend0, const std::uint64_t* addend1) const {
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t rows = q_rows_ - first;
@@ -263,8 +263,7 @@ void CudaEvaluator::mod_down_parts(int level, const std::uint64_t* x0, const std
   plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, 2, {stream()});
   cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, 2, log_n_, stream());
   plan_.forward_batch(conv, {first, rows}, 2, {stream()});
-  const cuda::ScaleDownItem items[2] = {{x0, conv, out0, addend0, addend0_table},
-                                        {x1, conv + rows * n_, out1, addend1, nullptr}};
+  const cuda::ScaleDownItem items[2] = {{x0, conv, out0, addend0}, {x1, conv + rows * n_, out1, addend1}};
   cuda::launch_scale_down_finish(c.mod_down, items, 2, first, log_n_, moduli_.data(), stream());
 }
 
@@ -395,7 +394,7 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   out.parts = 2;
   out.level = level;
   out.scale = scale;
-  switch_key(keys_->relinearization, level, nullptr, out.part(0), out.part(1), c0, nullptr, c1);
+  switch_key(keys_->relinearization, level, out.part(0), out.part(1), c0, c1);
 }
 
 void CudaEvaluator::multiply_relinearize(const CudaCiphertext& a, const CudaCiphertext& b,
@@ -426,7 +425,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
     // The dropped row (id level) to coefficient form, centered conversion to
     // the kept rows, back to NTT form: RnsScaleDown::apply step for step.
     FHE_CUDA_CHECK(cudaMemcpyAsync(dropped + p * n_, a.part(p), n_ * 8, cudaMemcpyDeviceToDevice, stream()));
-    items[p] = {a.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr, nullptr};
+    items[p] = {a.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr};
   }
   plan_.inverse_batch(dropped, {first, 1}, a.parts, {stream()});
   cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
@@ -465,17 +464,38 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     if (&out == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
   }
   const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, elements);
+  std::vector<const cuda::DeviceSwitchKey*> switched_keys;
+  std::vector<CudaCiphertext*> switched_outs;
   for (std::size_t i = 0; i < elements.size(); ++i) {
-    CudaCiphertext& out = outs[i];
     if (!keys[i]) {
-      copy(a, out);
+      copy(a, outs[i]);
       continue;
     }
-    out.parts = 2;
-    out.level = a.level;
-    out.scale = a.scale;
-    const std::uint32_t* table = keys[i]->galois_table.data();
-    switch_key(*keys[i], a.level, table, out.part(0), out.part(1), a.part(0), table, nullptr);
+    switched_keys.push_back(keys[i]);
+    switched_outs.push_back(&outs[i]);
+  }
+  // Up to kHoistedRotationsPerLaunch rotations per key-term launch, which
+  // reads the digits once for all of them; each rotation, (IP_b + P c0
+  // permuted, IP_a) over QP in the rotations workspace (Q rows of b, of a,
+  // then the P rows of both), then gets its own ModDown.
+  const std::size_t rows = a.rows(), rotation_words = 2 * (rows + p_rows_) * n_;
+  for (std::size_t start = 0; start < switched_keys.size(); start += kHoistedRotationsPerLaunch) {
+    const std::size_t batch = std::min(kHoistedRotationsPerLaunch, switched_keys.size() - start);
+    std::uint64_t *outs_b[kHoistedRotationsPerLaunch], *outs_a[kHoistedRotationsPerLaunch],
+        *outs_p[kHoistedRotationsPerLaunch];
+    for (std::size_t t = 0; t < batch; ++t) {
+      outs_b[t] = rotations_.data() + t * rotation_words;
+      outs_a[t] = outs_b[t] + rows * n_;
+      outs_p[t] = outs_a[t] + rows * n_;
+    }
+    launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
+    for (std::size_t t = 0; t < batch; ++t) {
+      CudaCiphertext& out = *switched_outs[start + t];
+      out.parts = 2;
+      out.level = a.level;
+      out.scale = a.scale;
+      mod_down_parts(a.level, outs_b[t], outs_a[t], outs_p[t], out.part(0), out.part(1), nullptr, nullptr);
+    }
   }
 }
 
@@ -621,13 +641,10 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
   }
   for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
   const auto keys = prepare_rotations(a, engine_.galois_elements_for_steps(steps));
-  const cuda::ExtendedSumArgs args = extended_sum_args(a);
   for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
     const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
-    cuda::RotationTerm terms[cuda::kMaxRotationTerms];
     std::uint64_t* outs_b[cuda::kMaxRotationTerms];
     std::uint64_t* outs_a[cuda::kMaxRotationTerms];
-    fill_terms(keys, {}, start, batch, terms);
     for (std::size_t t = 0; t < batch; ++t) {
       CudaCiphertext& out = outs[start + t];
       out.parts = 2;
@@ -636,8 +653,17 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
       outs_b[t] = out.part(0);
       outs_a[t] = out.part(1);
     }
-    cuda::launch_rotation_outputs(terms, static_cast<int>(batch), outs_b, outs_a, args, stream());
+    launch_rotations(a, keys, start, batch, outs_b, outs_a, nullptr);
   }
+}
+
+void CudaEvaluator::launch_rotations(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                                     std::size_t start, std::size_t batch, std::uint64_t* const* outs_b,
+                                     std::uint64_t* const* outs_a, std::uint64_t* const* outs_p) const {
+  cuda::RotationTerm terms[cuda::kMaxRotationTerms];
+  fill_terms(keys, {}, start, batch, terms);
+  cuda::launch_rotation_outputs(terms, static_cast<int>(batch), outs_b, outs_a, outs_p, extended_sum_args(a),
+                                stream());
 }
 
 double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> terms,
@@ -738,7 +764,7 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
   out.level = level;
   out.scale = extended_sum.scale;
   mod_down_parts(level, extended_sum.part(0), extended_sum.part(1), p_rows, out.part(0), out.part(1), nullptr,
-                 nullptr, nullptr);
+                 nullptr);
 }
 
 }  // namespace fhe

@@ -173,11 +173,16 @@ class CudaEvaluator {
   // (part 0's, then part 1's; transformed in place), plus addends.
   void mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1, std::uint64_t* p_rows,
                       std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
-                      const std::uint32_t* addend0_table, const std::uint64_t* addend1) const;
+                      const std::uint64_t* addend1) const;
   void extend(const std::uint64_t* input, int level) const;
-  void switch_key(const cuda::DeviceSwitchKey& key, int level, const std::uint32_t* table,
-                  std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
-                  const std::uint32_t* addend0_table, const std::uint64_t* addend1) const;
+  // Relinearization's key switch of what extend() decomposed, plus addends.
+  void switch_key(const cuda::DeviceSwitchKey& key, int level, std::uint64_t* out0, std::uint64_t* out1,
+                  const std::uint64_t* addend0, const std::uint64_t* addend1) const;
+  // Rotations keys[start, start + batch) of a's hoisted decomposition, each
+  // into its own extended output (launch_rotation_outputs; outs_p may be null).
+  void launch_rotations(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                        std::size_t start, std::size_t batch, std::uint64_t* const* outs_b,
+                        std::uint64_t* const* outs_a, std::uint64_t* const* outs_p) const;
   void apply_galois(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
                     std::span<CudaCiphertext> outs, const char* op) const;
 
@@ -193,7 +198,8 @@ class CudaEvaluator {
   std::vector<cuda::LevelConstants> levels_;
   cuda::DeviceBuffer<std::uint64_t> p_mod_q_, p_mod_q_shoup_;  // [P]_(q) by Q row id
   // Workspaces sized for level 0.
-  mutable cuda::DeviceBuffer<std::uint64_t> coefficients_, extended_, accumulators_, converted_, dropped_;
+  mutable cuda::DeviceBuffer<std::uint64_t> coefficients_, extended_, accumulators_, converted_, dropped_,
+      rotations_;
 };
 
 }  // namespace fhe

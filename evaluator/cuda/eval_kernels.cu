@@ -173,26 +173,33 @@ __device__ void key_inner_product(const u64* __restrict__ extended, int digits, 
   out_a = reduce128(sum_a, m);
 }
 
-// One thread per (row, k), the Galois permutation folded into the read of
-// the extended digit. Q rows go to acc_b/acc_a, P rows to p_block (b's,
-// then a's) so that the ModDown transforms them in one batch.
+// Where an extended output's row r goes: with a P block, Q rows stay in the
+// parts and P rows go to the block (b's, then a's) so that the ModDown
+// transforms them in one batch.
+struct SplitRows {
+  u64* b;
+  u64* a;
+  u64* p_block;  // null: every row in the parts
+  std::size_t q_rows, rows, n;
+  __device__ u64* row_b(std::size_t r) const {
+    return p_block && r >= q_rows ? p_block + (r - q_rows) * n : b + r * n;
+  }
+  __device__ u64* row_a(std::size_t r) const {
+    return p_block && r >= q_rows ? p_block + (rows - q_rows + r - q_rows) * n : a + r * n;
+  }
+};
+
+// One thread per (row, k): relinearization's key inner product.
 __global__ void inner_product_kernel(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
-                                     int first_digit, std::size_t key_rows,
-                                     const std::uint32_t* __restrict__ table, u64* __restrict__ acc_b,
-                                     u64* __restrict__ acc_a, u64* __restrict__ p_block, std::size_t first_row,
-                                     std::size_t q_rows, std::size_t rows, int log_n,
+                                     int first_digit, std::size_t key_rows, SplitRows out, std::size_t first_row,
                                      const DeviceModulus* __restrict__ moduli) {
-  const std::size_t n = std::size_t{1} << log_n;
+  const std::size_t n = out.n;
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
-  const std::size_t source_k = table ? table[k] : k;
   const DeviceModulus m = moduli[first_row + r];
-  const bool q_row = r < q_rows;
-  u64* out_b = q_row ? acc_b + r * n : p_block + (r - q_rows) * n;
-  u64* out_a = q_row ? acc_a + r * n : p_block + (rows - q_rows + r - q_rows) * n;
-  key_inner_product(extended, digits, key, first_digit, key_rows, rows, r, n, source_k, (first_row + r) * n + k,
-                    m, out_b[k], out_a[k]);
+  key_inner_product(extended, digits, key, first_digit, key_rows, out.rows, r, n, k, (first_row + r) * n + k, m,
+                    out.row_b(r)[k], out.row_a(r)[k]);
 }
 
 struct RotationTermList {
@@ -264,6 +271,7 @@ __global__ void rotation_terms_kernel(RotationTermList list, int count, Extended
 struct RotationOutputList {
   std::uint64_t* b[kMaxRotationTerms];
   std::uint64_t* a[kMaxRotationTerms];
+  std::uint64_t* p[kMaxRotationTerms];  // null: P rows in b and a
 };
 
 // Every term into its own output (rotate_many_extended). Block x is
@@ -283,8 +291,9 @@ __global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList
   if (k >= n) return;
   u64 b, a;
   rotation_term(list.term[t], s, term_row(s, r), r, k, b, a);
-  outs.b[t][r * n + k] = b;
-  outs.a[t][r * n + k] = a;
+  const SplitRows out{outs.b[t], outs.a[t], outs.p[t], s.q_rows, s.rows, n};
+  out.row_b(r)[k] = b;
+  out.row_a(r)[k] = a;
 }
 
 // One thread per (row, k): each term's two words are loaded once and
@@ -356,7 +365,7 @@ __global__ void scale_down_finish_kernel(const __grid_constant__ DeviceScaleDown
   const u64 q = moduli[first_kept_row + r].value;
   const std::size_t i = r * n + k;
   u64 y = mul_shoup(sub_mod(it.x[i], it.converted[i], q), s.inverse_mod_kept[r], s.inverse_mod_kept_shoup[r], q);
-  if (it.addend) y = add_mod(y, it.addend[r * n + (it.addend_table ? it.addend_table[k] : k)], q);
+  if (it.addend) y = add_mod(y, it.addend[i], q);
   it.out[i] = y;
 }
 
@@ -419,23 +428,27 @@ void launch_conversion(const DeviceConversion& conversion, const u64* source, st
 }
 
 void launch_inner_product(const u64* extended, int digits, const u64* key, int first_digit,
-                          std::size_t key_rows, const std::uint32_t* table, u64* acc_b, u64* acc_a,
-                          u64* p_block, std::size_t first_row, std::size_t q_rows, std::size_t rows, int log_n,
-                          const DeviceModulus* moduli, cudaStream_t stream) {
-  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(rows));
-  inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows, table, acc_b,
-                                                    acc_a, p_block, first_row, q_rows, rows, log_n, moduli);
+                          std::size_t key_rows, u64* acc_b, u64* acc_a, u64* p_block, std::size_t first_row,
+                          std::size_t q_rows, std::size_t rows, int log_n, const DeviceModulus* moduli,
+                          cudaStream_t stream) {
+  const std::size_t n = std::size_t{1} << log_n;
+  const dim3 grid(blocks_for(n), static_cast<unsigned>(rows));
+  inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows,
+                                                    SplitRows{acc_b, acc_a, p_block, q_rows, rows, n}, first_row,
+                                                    moduli);
   FHE_CUDA_CHECK_LAUNCH("inner_product_kernel");
 }
 
 void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t* const* outs_b,
-                             std::uint64_t* const* outs_a, const ExtendedSumArgs& args, cudaStream_t stream) {
+                             std::uint64_t* const* outs_a, std::uint64_t* const* outs_p,
+                             const ExtendedSumArgs& args, cudaStream_t stream) {
   RotationTermList list;
   RotationOutputList outs;
   for (int t = 0; t < count && t < kMaxRotationTerms; ++t) {
     list.term[t] = terms[t];
     outs.b[t] = outs_b[t];
     outs.a[t] = outs_a[t];
+    outs.p[t] = outs_p ? outs_p[t] : nullptr;
   }
   const dim3 grid(blocks_for(std::size_t{1} << args.log_n) * static_cast<unsigned>(count),
                   static_cast<unsigned>(args.rows));

@@ -48,12 +48,12 @@ void launch_conversion(const DeviceConversion& conversion, const std::uint64_t* 
                        std::size_t destination_stride, int items, int log_n, cudaStream_t stream);
 
 // Key inner product over the extended rows [first_row, first_row + rows):
-// IP_b/a[r][k] = sum_d ext[d][r][table ? table[k] : k] * key[first_digit + d][b/a][first_row + r][k],
+// IP_b/a[r][k] = sum_d ext[d][r][k] * key[first_digit + d][b/a][first_row + r][k],
 // exact in 128 bits, one reduction. `key` is components x 2 x key_rows x n.
 // The first q_rows rows go to acc_b/acc_a, the P rows to p_block: IP_b's,
 // then IP_a's, back to back (one batched ModDown transform).
 void launch_inner_product(const std::uint64_t* extended, int digits, const std::uint64_t* key,
-                          int first_digit, std::size_t key_rows, const std::uint32_t* table,
+                          int first_digit, std::size_t key_rows,
                           std::uint64_t* acc_b, std::uint64_t* acc_a, std::uint64_t* p_block,
                           std::size_t first_row, std::size_t q_rows, std::size_t rows, int log_n,
                           const DeviceModulus* moduli, cudaStream_t stream);
@@ -89,10 +89,13 @@ struct ExtendedSumArgs {
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
                            cudaStream_t stream);
 // The same terms (1 <= count <= kMaxRotationTerms), each into its own
-// extended output (outs_b[t], outs_a[t]: rows x n each) instead of a sum;
-// args.sum_* and args.accumulate are unused.
+// extended output instead of a sum: rows x n each into outs_b[t] and
+// outs_a[t], or, when outs_p is set, only the Q rows there and the P rows to
+// outs_p[t] (b's, then a's: one batched ModDown transform). args.sum_* and
+// args.accumulate are unused.
 void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t* const* outs_b,
-                             std::uint64_t* const* outs_a, const ExtendedSumArgs& args, cudaStream_t stream);
+                             std::uint64_t* const* outs_a, std::uint64_t* const* outs_p,
+                             const ExtendedSumArgs& args, cudaStream_t stream);
 
 // out_j (+)= sum_t term_t (.) plain_(j,t) for every output j, over `rows`
 // rows (ids first_row..) of 2-part terms and outputs (part stride rows x n)
@@ -111,14 +114,13 @@ void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t 
                           int log_n, const DeviceModulus* moduli, cudaStream_t stream);
 
 // Final step of RnsScaleDown for `items` polynomials:
-// out_i[r][k] = (x_i[r][k] - conv_i[r][k]) * [D^-1] (+ addend_i[r][table ? table[k] : k] when
-// addend_i is set). Strides between items in words; addends given per item.
+// out_i[r][k] = (x_i[r][k] - conv_i[r][k]) * [D^-1] (+ addend_i[r][k] when
+// addend_i is set).
 struct ScaleDownItem {
   const std::uint64_t* x = nullptr;
   const std::uint64_t* converted = nullptr;
   std::uint64_t* out = nullptr;
   const std::uint64_t* addend = nullptr;
-  const std::uint32_t* addend_table = nullptr;
 };
 inline constexpr int kMaxScaleDownItems = 3;
 void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,
