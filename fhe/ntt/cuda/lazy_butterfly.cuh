@@ -1,16 +1,15 @@
 // Lazy Harvey butterflies with Shoup companions, as FHE_HD functions shared
 // by every CUDA kernel (and the host emulation test). Let M be the bound of
-// a direction's lazy product. Forward: mul_shoup_lazy, M = 2q, values in
-// [0, 2M) = [0, 4q). Inverse: M = 2q for 32-bit words, and 4q for 64-bit
-// words, whose quotient is estimated from three of the four 32-bit partial
-// products (mul_shoup_lazier); values in [0, M). On the H200 the estimate
-// made the inverse passes 1-2.5 % faster (their 3-blocks-per-SM
-// instantiations stopped spilling) and the forward ones up to 7 % slower
-// (docs/performance.md, session 6), hence per direction. 64-bit needs
-// q < 2^61 (8q < 2^64), 32-bit q < 2^30 (WordTraits). Outputs of a whole
-// transform are fully reduced, so every factorization gives the oracle's
-// words; the CPU butterflies (fhe/ntt/cpu/butterflies.h) take other
-// intermediate values.
+// the lazy product: 2q for 32-bit words (mul_shoup_lazy, one __umulhi) and
+// 4q for 64-bit words (mul_shoup_lazier, whose quotient skips a quarter of
+// the 128-bit product). Forward values stay in [0, 2M), inverse values in
+// [0, M), so 64-bit needs q < 2^61 and 32-bit q < 2^30 (WordTraits).
+// Measured on the H200 (docs/performance.md, session 6): key switching 2.4 %
+// faster (many-row batches), inverse passes 1-3 % faster (no spills), the
+// one-row forward 7 % slower (latency-bound) than with the exact quotient.
+// Outputs of a whole transform are fully reduced, so every factorization
+// gives the oracle's words; the CPU butterflies (fhe/ntt/cpu/butterflies.h)
+// take other intermediate values.
 #pragma once
 
 #include "fhe/arith/modarith.h"
@@ -18,13 +17,10 @@
 
 namespace fhe::ntt::gpu {
 
-template <typename Word, bool Forward>
-constexpr bool kEstimatedQuotient = sizeof(Word) == 8 && !Forward;
-
 // The lazy product x * w mod q in [0, M) for any word x.
-template <typename Word, bool Forward>
+template <typename Word>
 FHE_HD Word lazy_product(Word x, TwiddlePair<Word> w, Word q) {
-  if constexpr (kEstimatedQuotient<Word, Forward>) {
+  if constexpr (sizeof(Word) == 8) {
     return mul_shoup_lazier(x, w.value, w.companion, q);
   } else {
     return mul_shoup_lazy<Word>(x, w.value, w.companion, q);
@@ -32,17 +28,17 @@ FHE_HD Word lazy_product(Word x, TwiddlePair<Word> w, Word q) {
 }
 
 // M, the lazy product's bound.
-template <typename Word, bool Forward>
+template <typename Word>
 FHE_HD Word lazy_bound(Word q) {
-  return kEstimatedQuotient<Word, Forward> ? 4 * q : 2 * q;
+  return sizeof(Word) == 8 ? 4 * q : 2 * q;
 }
 
 // Cooley-Tukey: (x, y) -> (x + w y, x - w y), inputs and outputs in [0, 2M).
 template <typename Word>
 FHE_HD void forward_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
-  const Word m = lazy_bound<Word, true>(q);
+  const Word m = lazy_bound(q);
   const Word u = x >= m ? x - m : x;
-  const Word v = lazy_product<Word, true>(y, w, q);
+  const Word v = lazy_product<Word>(y, w, q);
   x = u + v;
   y = u - v + m;
 }
@@ -50,26 +46,27 @@ FHE_HD void forward_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
 // Gentleman-Sande: (x, y) -> (x + y, w (x - y)), inputs and outputs in [0, M).
 template <typename Word>
 FHE_HD void inverse_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
-  const Word m = lazy_bound<Word, false>(q);
+  const Word m = lazy_bound(q);
   const Word sum = x + y;
   const Word difference = x - y + m;
   x = sum >= m ? sum - m : sum;
-  y = lazy_product<Word, false>(difference, w, q);
+  y = lazy_product<Word>(difference, w, q);
 }
 
 // The inverse's last butterfly (stage 0) with the N^-1 scaling folded in:
 // (x, y) -> (N^-1 (x + y), N^-1 w (x - y)), fully reduced into [0, q).
 template <typename Word>
 FHE_HD void inverse_butterfly_scaled(Word& x, Word& y, const RowConstants<Word>& c) {
-  const Word sum = x + y;                                        // < 2M
-  const Word difference = x - y + lazy_bound<Word, false>(c.q);  // < 2M
+  const Word sum = x + y;                            // < 2M
+  const Word difference = x - y + lazy_bound(c.q);  // < 2M
   x = mul_shoup<Word>(sum, c.n_inverse, c.n_inverse_shoup, c.q);
   y = mul_shoup<Word>(difference, c.scaled_stage0, c.scaled_stage0_shoup, c.q);
 }
 
-// [0, 4q) -> [0, q): the forward transform's final reduction.
+// [0, 2M) -> [0, q): the forward transform's final reduction.
 template <typename Word>
 FHE_HD Word reduce_forward_output(Word x, Word q) {
+  if constexpr (sizeof(Word) == 8) x = x >= 4 * q ? x - 4 * q : x;
   x = x >= 2 * q ? x - 2 * q : x;
   return x >= q ? x - q : x;
 }
