@@ -155,33 +155,35 @@ dim3 conversion_grid(int log_n, int items, int max_targets) {
               static_cast<unsigned>((max_targets + kConversionTargetsPerBlock - 1) / kConversionTargetsPerBlock));
 }
 
-// Digits whose loads a thread issues together in key_inner_product: the
-// default preset's 10 digits at level 0 take two rounds of 15 loads. (With
-// a plain loop the compiler unrolled by 4, so 10 digits took four memory
-// round trips: 4 + 4 + 1 + 1.)
-constexpr int kDigitsPerRound = 5;
-
 // Both key halves of extended row r, coefficient k, in one pass over every
 // digit: sum_d ext[d][r][source_k] * key[first_digit + d][b/a][key row], exact
-// in 128 bits, one reduction each.
+// in 128 bits, one reduction each. A thread issues the loads of
+// DigitsPerRound digits together (predicated, no branch between them). The
+// rotation kernels take 5: the default preset's 10 digits at level 0 in two
+// memory round trips instead of the four of the compiler's 4-way unrolled
+// loop (4 + 4 + 1 + 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %,
+// BSGS -3.5 %. Relinearization's kernel keeps 1 (the plain loop): with 5 it
+// went from 40 to 56 registers and multiply_relinearize took 2 % longer
+// (docs/performance.md, session 6).
+template <int DigitsPerRound>
 __device__ void key_inner_product(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
                                   int first_digit, std::size_t key_rows, std::size_t rows, std::size_t r,
                                   std::size_t n, std::size_t source_k, std::size_t key_row,
                                   const DeviceModulus& m, u64& out_b, u64& out_a) {
   u128 sum_b = 0, sum_a = 0;
-  for (int first = 0; first < digits; first += kDigitsPerRound) {
-    u64 x[kDigitsPerRound], key_b[kDigitsPerRound], key_a[kDigitsPerRound];
+  for (int first = 0; first < digits; first += DigitsPerRound) {
+    u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
 #pragma unroll
-    for (int j = 0; j < kDigitsPerRound; ++j) {
+    for (int j = 0; j < DigitsPerRound; ++j) {
       const int d = first + j;
-      const bool live = d < digits;  // predicated loads, no branch between them
+      const bool live = d < digits;
       const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
       x[j] = live ? extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k] : 0;
       key_b[j] = live ? key[component * key_rows * n + key_row] : 0;
       key_a[j] = live ? key[(component + 1) * key_rows * n + key_row] : 0;
     }
 #pragma unroll
-    for (int j = 0; j < kDigitsPerRound; ++j) {
+    for (int j = 0; j < DigitsPerRound; ++j) {
       sum_b += static_cast<u128>(x[j]) * key_b[j];
       sum_a += static_cast<u128>(x[j]) * key_a[j];
     }
@@ -215,8 +217,8 @@ __global__ void inner_product_kernel(const u64* __restrict__ extended, int digit
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const DeviceModulus m = moduli[first_row + r];
-  key_inner_product(extended, digits, key, first_digit, key_rows, out.rows, r, n, k, (first_row + r) * n + k, m,
-                    out.row_b(r)[k], out.row_a(r)[k]);
+  key_inner_product<1>(extended, digits, key, first_digit, key_rows, out.rows, r, n, k, (first_row + r) * n + k, m,
+                       out.row_b(r)[k], out.row_a(r)[k]);
 }
 
 struct RotationTermList {
@@ -251,8 +253,8 @@ __device__ void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s
   a = 0;
   if (term.key) {
     const std::size_t source_k = term.table[k];
-    key_inner_product(s.extended, s.digits, term.key, s.first_digit, s.key_rows, s.rows, r, n, source_k,
-                      row.id * n + k, row.m, b, a);
+    key_inner_product<5>(s.extended, s.digits, term.key, s.first_digit, s.key_rows, s.rows, r, n, source_k,
+                         row.id * n + k, row.m, b, a);
     if (row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
   } else if (row.q_row) {
     b = mul_shoup(s.c0[i], row.p, row.p_shoup, q);
