@@ -10,7 +10,12 @@ namespace fhe {
 CudaWorkspaceWords cuda_workspace_words(const Preset& preset) {
   const std::size_t n = preset.n(), q = preset.q_primes.size(), p = preset.p_primes.size();
   const std::size_t digits = key_switch_digits(preset).size();
-  return {q * n, digits * (q + p) * n, 2 * (q + p) * n, 3 * q * n, std::max<std::size_t>(2 * p, 3) * n,
+  const std::size_t conversions = std::max<std::size_t>(3, 2 * kHoistedRotationsPerLaunch);
+  return {q * n,
+          digits * (q + p) * n,
+          2 * (q + p) * n,
+          conversions * q * n,
+          std::max<std::size_t>(2 * p, 3) * n,
           kHoistedRotationsPerLaunch * 2 * (q + p) * n};
 }
 

@@ -248,23 +248,26 @@ void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, std:
   std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
   cuda::launch_inner_product(extended_.data(), c.digit_count, key.words.data(), c.first_digit, qp_rows_, acc,
                              acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
-  mod_down_parts(level, acc, acc_a, p_block, out0, out1, addend0, addend1);
+  const ModDownPart parts[2] = {{acc, out0, addend0}, {acc_a, out1, addend1}};
+  mod_down_parts(level, parts, p_block);
 }
 
-void CudaEvaluator::mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1,
-                                   std::uint64_t* p_rows, std::uint64_t* out0, std::uint64_t* out1,
-                                   const std::uint64_t* addend0, const std::uint64_t* addend1) const {
+void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const {
+  static_assert(2 * kHoistedRotationsPerLaunch <= cuda::kMaxScaleDownItems);
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
-  const std::size_t rows = q_rows_ - first;
+  const std::size_t rows = q_rows_ - first, count = parts.size();
   std::uint64_t* conv = converted_.data();
-  // P rows (both parts back to back) to coefficient form in one batch,
-  // convert to the Q rows, back to NTT.
-  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, 2, {stream()});
-  cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, 2, log_n_, stream());
-  plan_.forward_batch(conv, {first, rows}, 2, {stream()});
-  const cuda::ScaleDownItem items[2] = {{x0, conv, out0, addend0}, {x1, conv + rows * n_, out1, addend1}};
-  cuda::launch_scale_down_finish(c.mod_down, items, 2, first, log_n_, moduli_.data(), stream());
+  // Every part's P rows to coefficient form in one batch, convert to the Q
+  // rows in one launch, back to NTT in one batch, finish in one launch.
+  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, count, {stream()});
+  cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, static_cast<int>(count),
+                          log_n_, stream());
+  plan_.forward_batch(conv, {first, rows}, count, {stream()});
+  cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
+  for (std::size_t i = 0; i < count; ++i) items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
+  cuda::launch_scale_down_finish(c.mod_down, items, static_cast<int>(count), first, log_n_, moduli_.data(),
+                                 stream());
 }
 
 // ---- operations -------------------------------------------------------------
@@ -475,27 +478,30 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     switched_outs.push_back(&outs[i]);
   }
   // Up to kHoistedRotationsPerLaunch rotations per key-term launch, which
-  // reads the digits once for all of them; each rotation, (IP_b + P c0
-  // permuted, IP_a) over QP in the rotations workspace (Q rows of b, of a,
-  // then the P rows of both), then gets its own ModDown.
-  const std::size_t rows = a.rows(), rotation_words = 2 * (rows + p_rows_) * n_;
+  // reads the digits once for all of them: each rotation's
+  // (IP_b + P c0 permuted, IP_a) over QP into the rotations workspace, the
+  // P rows of all of them first (back to back), then their Q rows. Then one
+  // ModDown for all of them.
+  const std::size_t rows = a.rows(), p_words = 2 * p_rows_ * n_;
   for (std::size_t start = 0; start < switched_keys.size(); start += kHoistedRotationsPerLaunch) {
     const std::size_t batch = std::min(kHoistedRotationsPerLaunch, switched_keys.size() - start);
     std::uint64_t *outs_b[kHoistedRotationsPerLaunch], *outs_a[kHoistedRotationsPerLaunch],
         *outs_p[kHoistedRotationsPerLaunch];
+    ModDownPart parts[2 * kHoistedRotationsPerLaunch];
+    std::uint64_t* q_rows = rotations_.data() + batch * p_words;
     for (std::size_t t = 0; t < batch; ++t) {
-      outs_b[t] = rotations_.data() + t * rotation_words;
+      outs_p[t] = rotations_.data() + t * p_words;
+      outs_b[t] = q_rows + 2 * t * rows * n_;
       outs_a[t] = outs_b[t] + rows * n_;
-      outs_p[t] = outs_a[t] + rows * n_;
-    }
-    launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
-    for (std::size_t t = 0; t < batch; ++t) {
       CudaCiphertext& out = *switched_outs[start + t];
       out.parts = 2;
       out.level = a.level;
       out.scale = a.scale;
-      mod_down_parts(a.level, outs_b[t], outs_a[t], outs_p[t], out.part(0), out.part(1), nullptr, nullptr);
+      parts[2 * t] = {outs_b[t], out.part(0), nullptr};
+      parts[2 * t + 1] = {outs_a[t], out.part(1), nullptr};
     }
+    launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
+    mod_down_parts(a.level, std::span<const ModDownPart>(parts, 2 * batch), rotations_.data());
   }
 }
 
@@ -763,8 +769,9 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
   out.parts = 2;
   out.level = level;
   out.scale = extended_sum.scale;
-  mod_down_parts(level, extended_sum.part(0), extended_sum.part(1), p_rows, out.part(0), out.part(1), nullptr,
-                 nullptr);
+  const ModDownPart parts[2] = {{extended_sum.part(0), out.part(0), nullptr},
+                                {extended_sum.part(1), out.part(1), nullptr}};
+  mod_down_parts(level, parts, p_rows);
 }
 
 }  // namespace fhe

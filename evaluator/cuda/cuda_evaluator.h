@@ -169,11 +169,16 @@ class CudaEvaluator {
                     const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
   // The kernels' view of `a`'s hoisted decomposition at its level.
   cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a) const;
-  // ModDown of x0/x1 (Q rows of the level) whose P rows sit in `p_rows`
-  // (part 0's, then part 1's; transformed in place), plus addends.
-  void mod_down_parts(int level, const std::uint64_t* x0, const std::uint64_t* x1, std::uint64_t* p_rows,
-                      std::uint64_t* out0, std::uint64_t* out1, const std::uint64_t* addend0,
-                      const std::uint64_t* addend1) const;
+  // One polynomial of a ModDown: its Q rows at the level, where the result
+  // goes, and an optional addend (Q rows).
+  struct ModDownPart {
+    const std::uint64_t* x;
+    std::uint64_t* out;
+    const std::uint64_t* addend;
+  };
+  // ModDown of up to 2 x kHoistedRotationsPerLaunch parts whose P rows lie
+  // back to back in `p_rows` (part i's at i x P rows; transformed in place).
+  void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
   void extend(const std::uint64_t* input, int level) const;
   // Relinearization's key switch of what extend() decomposed, plus addends.
   void switch_key(const cuda::DeviceSwitchKey& key, int level, std::uint64_t* out0, std::uint64_t* out1,

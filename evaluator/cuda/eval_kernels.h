@@ -122,7 +122,7 @@ struct ScaleDownItem {
   std::uint64_t* out = nullptr;
   const std::uint64_t* addend = nullptr;
 };
-inline constexpr int kMaxScaleDownItems = 3;
+inline constexpr int kMaxScaleDownItems = 8;  // a rescale's 3 parts, 4 rotations' 8
 void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,
                               std::size_t first_kept_row, int log_n, const DeviceModulus* moduli,
                               cudaStream_t stream);

@@ -27,10 +27,10 @@ TEST(MemoryPlan, CudaEvaluatorWorkspacesAndKeysAtTheDefaultPreset) {
   EXPECT_EQ(words.coefficients * 8, 35 * row);
   EXPECT_EQ(words.extended * 8, 10 * 39 * row);  // every digit over QP
   EXPECT_EQ(words.accumulators * 8, 2 * 39 * row);
-  EXPECT_EQ(words.converted * 8, 3 * 35 * row);
+  EXPECT_EQ(words.converted * 8, 8 * 35 * row);  // the ModDowns of four rotations
   EXPECT_EQ(words.dropped * 8, 8 * row);
   EXPECT_EQ(words.rotations * 8, 4 * 78 * row);  // four hoisted rotations over QP
-  EXPECT_EQ(words.total() * 8, (35 + 390 + 78 + 105 + 8 + 312) * row);
+  EXPECT_EQ(words.total() * 8, (35 + 390 + 78 + 280 + 8 + 312) * row);
   // secret (QP) + public key (2 x Q) + relinearization and 127 Galois keys
   // + a 4-byte permutation table per Galois key.
   EXPECT_EQ(fhe::cuda_key_bytes(preset, 127),
