@@ -265,7 +265,9 @@ void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts
                           log_n_, stream());
   plan_.forward_batch(conv, {first, rows}, count, {stream()});
   cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
-  for (std::size_t i = 0; i < count; ++i) items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
+  for (std::size_t i = 0; i < count; ++i) {
+    items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
+  }
   cuda::launch_scale_down_finish(c.mod_down, items, static_cast<int>(count), first, log_n_, moduli_.data(),
                                  stream());
 }
@@ -488,10 +490,10 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     std::uint64_t *outs_b[kHoistedRotationsPerLaunch], *outs_a[kHoistedRotationsPerLaunch],
         *outs_p[kHoistedRotationsPerLaunch];
     ModDownPart parts[2 * kHoistedRotationsPerLaunch];
-    std::uint64_t* q_rows = rotations_.data() + batch * p_words;
+    std::uint64_t* q_block = rotations_.data() + batch * p_words;
     for (std::size_t t = 0; t < batch; ++t) {
       outs_p[t] = rotations_.data() + t * p_words;
-      outs_b[t] = q_rows + 2 * t * rows * n_;
+      outs_b[t] = q_block + 2 * t * rows * n_;
       outs_a[t] = outs_b[t] + rows * n_;
       CudaCiphertext& out = *switched_outs[start + t];
       out.parts = 2;
