@@ -90,8 +90,10 @@ FHE_HD Word mul_shoup_lazy(Word x, Word w, Word w_shoup, Word q) {
 // floor(x w' / 2^64) estimated without the low x low partial product and the
 // low halves of the two cross products. Each dropped part is below 2^64, so
 // the estimate is at most 2 short and the result at most 2q above
-// mul_shoup_lazy's. Saves about a third of the quotient's multiplies on a GPU,
-// where a 64 x 64 -> 128-bit product is four 32-bit ones.
+// mul_shoup_lazy's. Three 32-bit products instead of four; on sm_90 it issues
+// no fewer multiply-pipe instructions (the exact product's carry chain
+// becomes IMAD.HI), but the CUDA NTT passes need fewer registers with it
+// (docs/performance.md, session 6).
 FHE_HD std::uint64_t mul_shoup_lazier(std::uint64_t x, std::uint64_t w, std::uint64_t w_shoup,
                                       std::uint64_t q) {
   const auto x_lo = static_cast<std::uint32_t>(x), x_hi = static_cast<std::uint32_t>(x >> 32);
