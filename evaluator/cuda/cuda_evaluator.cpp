@@ -237,21 +237,6 @@ void CudaEvaluator::extend(const std::uint64_t* input, int level) const {
                       static_cast<std::size_t>(c.digit_count), {stream()});
 }
 
-void CudaEvaluator::switch_key(const cuda::DeviceSwitchKey& key, int level, std::uint64_t* out0,
-                               std::uint64_t* out1, const std::uint64_t* addend0,
-                               const std::uint64_t* addend1) const {
-  const cuda::LevelConstants& c = level_constants(level);
-  const auto first = static_cast<std::size_t>(level);
-  const std::size_t rows = q_rows_ - first, ext_rows = rows + p_rows_;
-  // Q rows of IP_b, of IP_a, then the P rows of both.
-  std::uint64_t* acc = accumulators_.data();
-  std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
-  cuda::launch_inner_product(extended_.data(), c.digit_count, key.words.data(), c.first_digit, qp_rows_, acc,
-                             acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
-  const ModDownPart parts[2] = {{acc, out0, addend0}, {acc_a, out1, addend1}};
-  mod_down_parts(level, parts, p_block);
-}
-
 void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const {
   static_assert(2 * kHoistedRotationsPerLaunch <= cuda::kMaxScaleDownItems);
   const cuda::LevelConstants& c = level_constants(level);
@@ -392,14 +377,23 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   check_parts(a, 2, 3, "relinearize", engine_);
   check_output(out, "relinearize");
   if (a.parts == 2) return copy(a, out);
-  extend(a.part(2), a.level);
   const int level = a.level;
-  const double scale = a.scale;
-  const std::uint64_t *c0 = a.part(0), *c1 = a.part(1);
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t rows = a.rows(), ext_rows = rows + p_rows_;
+  const std::uint64_t *c0 = a.part(0), *c1 = a.part(1);  // out may alias a
+  extend(a.part(2), level);
+  // The key inner product (Q rows of IP_b, of IP_a, then the P rows of
+  // both), then its ModDown plus c0 and c1.
+  const cuda::LevelConstants& c = level_constants(level);
+  std::uint64_t* acc = accumulators_.data();
+  std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
+  cuda::launch_inner_product(extended_.data(), c.digit_count, keys_->relinearization.words.data(), c.first_digit,
+                             qp_rows_, acc, acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
   out.parts = 2;
   out.level = level;
-  out.scale = scale;
-  switch_key(keys_->relinearization, level, out.part(0), out.part(1), c0, c1);
+  out.scale = a.scale;
+  const ModDownPart parts[2] = {{acc, out.part(0), c0}, {acc_a, out.part(1), c1}};
+  mod_down_parts(level, parts, p_block);
 }
 
 void CudaEvaluator::multiply_relinearize(const CudaCiphertext& a, const CudaCiphertext& b,

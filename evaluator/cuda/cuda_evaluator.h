@@ -180,9 +180,6 @@ class CudaEvaluator {
   // back to back in `p_rows` (part i's at i x P rows; transformed in place).
   void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
   void extend(const std::uint64_t* input, int level) const;
-  // Relinearization's key switch of what extend() decomposed, plus addends.
-  void switch_key(const cuda::DeviceSwitchKey& key, int level, std::uint64_t* out0, std::uint64_t* out1,
-                  const std::uint64_t* addend0, const std::uint64_t* addend1) const;
   // Rotations keys[start, start + batch) of a's hoisted decomposition, each
   // into its own extended output (launch_rotation_outputs; outs_p may be null).
   void launch_rotations(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,

@@ -203,8 +203,8 @@ struct SplitRows {
   __device__ u64* row_b(std::size_t r) const {
     return p_block && r >= q_rows ? p_block + (r - q_rows) * n : b + r * n;
   }
-  __device__ u64* row_a(std::size_t r) const {
-    return p_block && r >= q_rows ? p_block + (rows - q_rows + r - q_rows) * n : a + r * n;
+  __device__ u64* row_a(std::size_t r) const {  // after b's rows - q_rows P rows
+    return p_block && r >= q_rows ? p_block + ((rows - q_rows) + (r - q_rows)) * n : a + r * n;
   }
 };
 
