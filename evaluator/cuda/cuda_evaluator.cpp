@@ -8,10 +8,12 @@
 #include <string>
 
 #include "evaluator/cuda/eval_kernels.h"
+#include "evaluator/cuda/region_key_product.h"
 #include "evaluator/cuda_workspace.h"
 #include "fhe/ckks/galois.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
+#include "fhe/ntt/cuda/cuda_plans.h"
 
 namespace fhe {
 namespace {
@@ -220,7 +222,8 @@ const cuda::DeviceSwitchKey& CudaEvaluator::galois_key(std::uint64_t element) co
 
 // ---- key switching --------------------------------------------------------
 
-void CudaEvaluator::extend(const std::uint64_t* input, int level) const {
+std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t* input, int level,
+                                                             bool leave_region) const {
   const cuda::LevelConstants& c = level_constants(level);
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   const std::size_t ext_rows = rows + p_rows_;
@@ -233,8 +236,14 @@ void CudaEvaluator::extend(const std::uint64_t* input, int level) const {
                           static_cast<int>(ext_rows), log_n_, stream());
   // All digits' extended polynomials in one batched transform (one launch
   // per pass instead of one per digit and pass).
-  plan_.forward_batch(ext, {static_cast<std::size_t>(level), ext_rows},
-                      static_cast<std::size_t>(c.digit_count), {stream()});
+  const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
+  const auto digits = static_cast<std::size_t>(c.digit_count);
+  if (leave_region && c.digit_count <= cuda::kMaxFusedDigits) {
+    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()});
+    if (region) return region;
+  }
+  plan_.forward_batch(ext, ext_range, digits, {stream()});
+  return std::nullopt;
 }
 
 void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const {
@@ -381,14 +390,21 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   const auto first = static_cast<std::size_t>(level);
   const std::size_t rows = a.rows(), ext_rows = rows + p_rows_;
   const std::uint64_t *c0 = a.part(0), *c1 = a.part(1);  // out may alias a
-  extend(a.part(2), level);
+  const auto region = extend(a.part(2), level, true);
   // The key inner product (Q rows of IP_b, of IP_a, then the P rows of
   // both), then its ModDown plus c0 and c1.
   const cuda::LevelConstants& c = level_constants(level);
   std::uint64_t* acc = accumulators_.data();
   std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
-  cuda::launch_inner_product(extended_.data(), c.digit_count, keys_->relinearization.words.data(), c.first_digit,
-                             qp_rows_, acc, acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
+  const std::uint64_t* key = keys_->relinearization.words.data();
+  if (region) {
+    cuda::ExtendedSumArgs args = extended_sum_args(a);
+    args.c0 = args.c1 = nullptr;  // no P c0 term: c0 and c1 join at the ModDown
+    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, args, {acc, acc_a, p_block, false}, stream());
+  } else {
+    cuda::launch_inner_product(extended_.data(), c.digit_count, key, c.first_digit, qp_rows_, acc, acc_a, p_block,
+                               first, rows, ext_rows, log_n_, moduli_.data(), stream());
+  }
   out.parts = 2;
   out.level = level;
   out.scale = a.scale;
@@ -451,6 +467,23 @@ void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCi
                          out.rows(), a.parts, log_n_, stream());
 }
 
+namespace {
+
+// The kernel term list of keys[start, start + batch) (null: step 0) times
+// plains (empty, or null entries: times 1).
+void fill_terms(const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                const std::vector<const CudaCiphertext*>& plains, std::size_t start, std::size_t batch,
+                cuda::RotationTerm* terms) {
+  for (std::size_t t = 0; t < batch; ++t) {
+    const cuda::DeviceSwitchKey* key = keys[start + t];
+    const CudaCiphertext* plain = plains.empty() ? nullptr : plains[start + t];
+    terms[t] = {key ? key->words.data() : nullptr, key ? key->galois_table.data() : nullptr,
+                plain ? plain->data() : nullptr};
+  }
+}
+
+}  // namespace
+
 void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
                                  std::span<CudaCiphertext> outs, const char* op) const {
   check_parts(a, 2, 2, op, engine_);
@@ -462,7 +495,8 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     check_output(out, op);
     if (&out == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
   }
-  const std::vector<const cuda::DeviceSwitchKey*> keys = prepare_rotations(a, elements);
+  const PreparedRotations prepared = prepare_rotations(a, elements, true);
+  const std::vector<const cuda::DeviceSwitchKey*>& keys = prepared.keys;
   std::vector<const cuda::DeviceSwitchKey*> switched_keys;
   std::vector<CudaCiphertext*> switched_outs;
   for (std::size_t i = 0; i < elements.size(); ++i) {
@@ -496,7 +530,14 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
       parts[2 * t] = {outs_b[t], out.part(0), nullptr};
       parts[2 * t + 1] = {outs_a[t], out.part(1), nullptr};
     }
-    launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
+    if (prepared.region) {  // the one rotation, fused with the ModUp's last pass
+      cuda::RotationTerm term;
+      fill_terms(switched_keys, {}, 0, 1, &term);
+      cuda::launch_region_key_product(*prepared.region, term, extended_sum_args(a),
+                                      {outs_b[0], outs_a[0], outs_p[0], false}, stream());
+    } else {
+      launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
+    }
     mod_down_parts(a.level, std::span<const ModDownPart>(parts, 2 * batch), rotations_.data());
   }
 }
@@ -534,34 +575,18 @@ Plaintext CudaEvaluator::decrypt(const CudaCiphertext& a) const {
 
 // ---- sums of rotations with one ModDown ------------------------------------
 
-std::vector<const cuda::DeviceSwitchKey*> CudaEvaluator::prepare_rotations(
-    const CudaCiphertext& a, const std::vector<std::uint64_t>& elements) const {
-  std::vector<const cuda::DeviceSwitchKey*> keys;
-  bool any_switch = false;
+CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiphertext& a,
+                                                                 const std::vector<std::uint64_t>& elements,
+                                                                 bool fuse_single) const {
+  PreparedRotations prepared;
+  std::size_t switches = 0;
   for (std::uint64_t element : elements) {
-    keys.push_back(element == 1 ? nullptr : &galois_key(element));
-    any_switch = any_switch || keys.back();
+    prepared.keys.push_back(element == 1 ? nullptr : &galois_key(element));
+    if (prepared.keys.back()) ++switches;
   }
-  if (any_switch) extend(a.part(1), a.level);
-  return keys;
+  if (switches > 0) prepared.region = extend(a.part(1), a.level, fuse_single && elements.size() == 1);
+  return prepared;
 }
-
-namespace {
-
-// The kernel term list of keys[start, start + batch) (null: step 0) times
-// plains (empty, or null entries: times 1).
-void fill_terms(const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                const std::vector<const CudaCiphertext*>& plains, std::size_t start, std::size_t batch,
-                cuda::RotationTerm* terms) {
-  for (std::size_t t = 0; t < batch; ++t) {
-    const cuda::DeviceSwitchKey* key = keys[start + t];
-    const CudaCiphertext* plain = plains.empty() ? nullptr : plains[start + t];
-    terms[t] = {key ? key->words.data() : nullptr, key ? key->galois_table.data() : nullptr,
-                plain ? plain->data() : nullptr};
-  }
-}
-
-}  // namespace
 
 cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a) const {
   const cuda::LevelConstants& c = level_constants(a.level);
@@ -625,12 +650,19 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
     throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
                           where(engine_, op, level) + ")");
   }
-  const auto keys = prepare_rotations(a, engine_.galois_elements_for_steps(steps));
+  const PreparedRotations prepared = prepare_rotations(a, engine_.galois_elements_for_steps(steps), true);
   const bool accumulate = sum.parts != 0;
   sum.parts = 2;
   sum.level = level;
   sum.scale = scale;
-  launch_terms(a, keys, extended_plains, accumulate, sum);
+  if (prepared.region) {  // one rotation (a BSGS giant step), fused with the ModUp's last pass
+    cuda::RotationTerm term;
+    fill_terms(prepared.keys, extended_plains, 0, 1, &term);
+    cuda::launch_region_key_product(*prepared.region, term, extended_sum_args(a),
+                                    {sum.part(0), sum.part(1), nullptr, accumulate}, stream());
+  } else {
+    launch_terms(a, prepared.keys, extended_plains, accumulate, sum);
+  }
 }
 
 void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
@@ -642,7 +674,8 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
                           std::to_string(steps.size()) + " steps");
   }
   for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
-  const auto keys = prepare_rotations(a, engine_.galois_elements_for_steps(steps));
+  const std::vector<const cuda::DeviceSwitchKey*> keys =
+      prepare_rotations(a, engine_.galois_elements_for_steps(steps), false).keys;
   for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
     const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
     std::uint64_t* outs_b[cuda::kMaxRotationTerms];

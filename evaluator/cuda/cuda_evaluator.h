@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "evaluator/key_switch_schedule.h"
 #include "fhe/ckks/engine.h"
 #include "fhe/cuda/stream.h"
+#include "fhe/ntt/cuda/kernel_params.h"
 
 namespace fhe {
 
@@ -162,9 +164,14 @@ class CudaEvaluator {
                   const char* op) const;
   // Galois keys of `elements` (null for element 1), all looked up before any
   // work; decomposes `a` when one is needed (apply_galois and the extended
-  // sums). Then the extended-sum kernel's launches.
-  std::vector<const cuda::DeviceSwitchKey*> prepare_rotations(const CudaCiphertext& a,
-                                                               const std::vector<std::uint64_t>& elements) const;
+  // sums), one pass short (region set) for a single rotation when
+  // `fuse_single` and extend allows. Then the extended-sum kernel's launches.
+  struct PreparedRotations {
+    std::vector<const cuda::DeviceSwitchKey*> keys;
+    std::optional<ntt::gpu::ForwardRegion> region;
+  };
+  PreparedRotations prepare_rotations(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
+                                      bool fuse_single) const;
   void launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
                     const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
   // The kernels' view of `a`'s hoisted decomposition at its level.
@@ -179,7 +186,14 @@ class CudaEvaluator {
   // ModDown of up to 2 x kHoistedRotationsPerLaunch parts whose P rows lie
   // back to back in `p_rows` (part i's at i x P rows; transformed in place).
   void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
-  void extend(const std::uint64_t* input, int level) const;
+  // ModUp of `input` (Q rows at `level`, NTT form) into extended_: every
+  // digit over the level's QP rows. With `leave_region`, when the plan's
+  // forward transform ends in the shared-memory region and the digits fit a
+  // fused block (kMaxFusedDigits), that last pass is left to the caller's
+  // launch_region_key_product and its arguments are returned; otherwise the
+  // decomposition is complete and nullopt is returned.
+  std::optional<ntt::gpu::ForwardRegion> extend(const std::uint64_t* input, int level,
+                                                bool leave_region = false) const;
   // Rotations keys[start, start + batch) of a's hoisted decomposition, each
   // into its own extended output (launch_rotation_outputs; outs_p may be null).
   void launch_rotations(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,

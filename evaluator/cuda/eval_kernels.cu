@@ -6,21 +6,18 @@
 #include <string>
 #include <utility>
 
+#include "evaluator/cuda/key_terms.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 
 namespace fhe::cuda {
 namespace {
 
+using namespace terms;
+
 constexpr unsigned kBlock = 256;
-using u64 = std::uint64_t;
-using u128 = unsigned __int128;
 
 unsigned blocks_for(std::size_t count) { return static_cast<unsigned>((count + kBlock - 1) / kBlock); }
-
-FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
-  return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
-}
 
 __global__ void elementwise_kernel(Elementwise op, const u64* __restrict__ a, const u64* __restrict__ b,
                                    u64* __restrict__ out, std::size_t first_row, std::size_t rows,
@@ -155,59 +152,6 @@ dim3 conversion_grid(int log_n, int items, int max_targets) {
               static_cast<unsigned>((max_targets + kConversionTargetsPerBlock - 1) / kConversionTargetsPerBlock));
 }
 
-// Both key halves of extended row r, coefficient k, in one pass over every
-// digit: sum_d ext[d][r][source_k] * key[first_digit + d][b/a][key row], exact
-// in 128 bits, one reduction each. A thread issues the loads of
-// DigitsPerRound digits together (predicated, no branch between them). The
-// rotation kernels take 5: the default preset's 10 digits at level 0 in two
-// memory round trips instead of the four of the compiler's 4-way unrolled
-// loop (4 + 4 + 1 + 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %,
-// BSGS -3.5 %. Relinearization's kernel keeps 1 (the plain loop): with 5 it
-// went from 40 to 56 registers and multiply_relinearize took 2 % longer
-// (docs/performance.md, session 6).
-template <int DigitsPerRound>
-__device__ void key_inner_product(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
-                                  int first_digit, std::size_t key_rows, std::size_t rows, std::size_t r,
-                                  std::size_t n, std::size_t source_k, std::size_t key_row,
-                                  const DeviceModulus& m, u64& out_b, u64& out_a) {
-  u128 sum_b = 0, sum_a = 0;
-  for (int first = 0; first < digits; first += DigitsPerRound) {
-    u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
-#pragma unroll
-    for (int j = 0; j < DigitsPerRound; ++j) {
-      const int d = first + j;
-      const bool live = d < digits;
-      const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
-      x[j] = live ? extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k] : 0;
-      key_b[j] = live ? key[component * key_rows * n + key_row] : 0;
-      key_a[j] = live ? key[(component + 1) * key_rows * n + key_row] : 0;
-    }
-#pragma unroll
-    for (int j = 0; j < DigitsPerRound; ++j) {
-      sum_b += static_cast<u128>(x[j]) * key_b[j];
-      sum_a += static_cast<u128>(x[j]) * key_a[j];
-    }
-  }
-  out_b = reduce128(sum_b, m);
-  out_a = reduce128(sum_a, m);
-}
-
-// Where an extended output's row r goes: with a P block, Q rows stay in the
-// parts and P rows go to the block (b's, then a's) so that the ModDown
-// transforms them in one batch.
-struct SplitRows {
-  u64* b;
-  u64* a;
-  u64* p_block;  // null: every row in the parts
-  std::size_t q_rows, rows, n;
-  __device__ u64* row_b(std::size_t r) const {
-    return p_block && r >= q_rows ? p_block + (r - q_rows) * n : b + r * n;
-  }
-  __device__ u64* row_a(std::size_t r) const {  // after b's rows - q_rows P rows
-    return p_block && r >= q_rows ? p_block + ((rows - q_rows) + (r - q_rows)) * n : a + r * n;
-  }
-};
-
 // One thread per (row, k): relinearization's key inner product.
 __global__ void inner_product_kernel(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
                                      int first_digit, std::size_t key_rows, SplitRows out, std::size_t first_row,
@@ -217,54 +161,14 @@ __global__ void inner_product_kernel(const u64* __restrict__ extended, int digit
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const DeviceModulus m = moduli[first_row + r];
-  key_inner_product<1>(extended, digits, key, first_digit, key_rows, out.rows, r, n, k, (first_row + r) * n + k, m,
-                       out.row_b(r)[k], out.row_a(r)[k]);
+  const auto digit_word = [&](int d) { return ExtendedDigits{extended, out.rows, n, r}(d, k); };
+  key_inner_product<1>(digit_word, digits, key, first_digit, key_rows, n, (first_row + r) * n + k, m, out.row_b(r)[k],
+                       out.row_a(r)[k]);
 }
 
 struct RotationTermList {
   RotationTerm term[kMaxRotationTerms];
 };
-
-// What a thread of row r needs for every term.
-struct TermRow {
-  std::size_t n, id;
-  DeviceModulus m;
-  bool q_row;  // the P rows of P x (Q-row term) are zero
-  u64 p, p_shoup;
-};
-
-__device__ TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
-  TermRow row;
-  row.n = std::size_t{1} << s.log_n;
-  row.id = s.first_row + r;
-  row.m = s.moduli[row.id];
-  row.q_row = r < s.q_rows;
-  row.p = row.q_row ? s.p_mod_q[row.id] : 0;
-  row.p_shoup = row.q_row ? s.p_mod_q_shoup[row.id] : 0;
-  return row;
-}
-
-// Term `term` at (row r, coefficient k), times its plaintext when it has one.
-__device__ void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row,
-                              std::size_t r, std::size_t k, u64& b, u64& a) {
-  const std::size_t n = row.n, i = r * n + k;
-  const u64 q = row.m.value;
-  b = 0;
-  a = 0;
-  if (term.key) {
-    const std::size_t source_k = term.table[k];
-    key_inner_product<5>(s.extended, s.digits, term.key, s.first_digit, s.key_rows, s.rows, r, n, source_k,
-                         row.id * n + k, row.m, b, a);
-    if (row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
-  } else if (row.q_row) {
-    b = mul_shoup(s.c0[i], row.p, row.p_shoup, q);
-    a = mul_shoup(s.c1[i], row.p, row.p_shoup, q);
-  }
-  if (term.plain) {
-    b = mul_mod(b, term.plain[i], row.m);
-    a = mul_mod(a, term.plain[i], row.m);
-  }
-}
 
 // One thread per (extended row, k) adds every term of the list: the key
 // inner products share the digits' rows through L2 (the blocks resident at
@@ -279,7 +183,7 @@ __global__ void rotation_terms_kernel(RotationTermList list, int count, Extended
   u64 sum_b = s.accumulate ? s.sum_b[i] : 0, sum_a = s.accumulate ? s.sum_a[i] : 0;
   for (int t = 0; t < count; ++t) {
     u64 b, a;
-    rotation_term(list.term[t], s, row, r, k, b, a);
+    rotation_term<5>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
     sum_b = add_mod(sum_b, b, row.m.value);
     sum_a = add_mod(sum_a, a, row.m.value);
   }
@@ -309,7 +213,7 @@ __global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   u64 b, a;
-  rotation_term(list.term[t], s, term_row(s, r), r, k, b, a);
+  rotation_term<5>(list.term[t], s, term_row(s, r), r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
   const SplitRows out{outs.b[t], outs.a[t], outs.p[t], s.q_rows, s.rows, n};
   out.row_b(r)[k] = b;
   out.row_a(r)[k] = a;

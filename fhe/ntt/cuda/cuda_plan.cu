@@ -141,38 +141,60 @@ class CudaPlan final : public NttPlan {
     check_rows(rows);
     if (rows.count == 0 || batch == 0) return;
     fhe::cuda::DeviceGuard guard(device_index_);
+    const std::size_t launches = (forward ? forward_launches_ : inverse_launches_).size();
     if (word_ == WordType::int64) {
-      enqueue_passes(tables64_, data, rows, batch, stream, forward);
+      enqueue_passes(tables64_, data, rows, batch, stream, forward, launches);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, forward);
+      enqueue_passes(tables32_, data, rows, batch, stream, forward, launches);
     }
   }
 
+ public:
+  // forward_batch_before_region (cuda_plans.h).
+  std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows,
+                                                          std::size_t batch, cudaStream_t stream) const {
+    check_rows(rows);
+    if (rows.count == 0 || batch == 0 || forward_launches_.empty() ||
+        forward_launches_.back().kernel != gpu::KernelKind::shared_region) {
+      return std::nullopt;
+    }
+    fhe::cuda::DeviceGuard guard(device_index_);
+    const std::size_t earlier = forward_launches_.size() - 1;
+    gpu::ForwardRegion region;
+    region.is_wide = word_ == WordType::int64;
+    if (region.is_wide) {
+      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier);
+      region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true);
+    } else {
+      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier);
+      region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true);
+    }
+    return region;
+  }
+
+ private:
+
+  // The first `launch_count` passes of the direction's schedule.
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
-                      std::size_t batch, cudaStream_t stream, bool forward) const {
+                      std::size_t batch, cudaStream_t stream, bool forward,
+                      std::size_t launch_count) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
-    const gpu::TwiddlePair<Word>* twiddles = forward ? tables.forward.data() : tables.inverse.data();
-    const auto first_row = static_cast<std::uint32_t>(rows.first);
-    const auto batch_rows = static_cast<std::uint32_t>(rows.count);
     const std::size_t data_rows = rows.count * batch;
-    const auto log_n_bits = static_cast<std::uint32_t>(log_n());
-    for (const gpu::PassLaunch& launch : launches) {
+    for (std::size_t i = 0; i < launch_count; ++i) {
+      const gpu::PassLaunch& launch = launches[i];
       cudaError_t status = cudaSuccess;
       const gpu::LaunchShape shape =
           gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word));
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
         const gpu::IndexedStageArgs<Word> args{
-            data, twiddles, tables.constants.data(),
+            data, forward ? tables.forward.data() : tables.inverse.data(), tables.constants.data(),
             index_entries_.data() + static_cast<std::size_t>(launch.first_stage) * (n() / 2),
-            first_row, batch_rows, log_n_bits, static_cast<std::uint32_t>(launch.first_stage), tables.stride};
+            static_cast<std::uint32_t>(rows.first), static_cast<std::uint32_t>(rows.count),
+            static_cast<std::uint32_t>(log_n()), static_cast<std::uint32_t>(launch.first_stage), tables.stride};
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
-        const gpu::PassArgs<Word> args{data, twiddles, tables.constants.data(), first_row,
-                                       batch_rows, static_cast<std::uint32_t>(data_rows), log_n_bits,
-                                       static_cast<std::uint32_t>(launch.first_stage),
-                                       static_cast<std::uint32_t>(launch.stage_count),
-                                       tables.stride, launch.address};
+        const gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward);
         if (launch.kernel == gpu::KernelKind::global_pass) {
           status = gpu::launch_global_pass(args, forward, shape, stream);
         } else {
@@ -186,6 +208,22 @@ class CudaPlan final : public NttPlan {
                                         std::to_string(launch.first_stage));
       }
     }
+  }
+
+  template <typename Word>
+  gpu::PassArgs<Word> pass_args(const DeviceTables<Word>& tables, const gpu::PassLaunch& launch,
+                                std::uint64_t* data, RowRange rows, std::size_t batch, bool forward) const {
+    return {data,
+            forward ? tables.forward.data() : tables.inverse.data(),
+            tables.constants.data(),
+            static_cast<std::uint32_t>(rows.first),
+            static_cast<std::uint32_t>(rows.count),
+            static_cast<std::uint32_t>(rows.count * batch),
+            static_cast<std::uint32_t>(log_n()),
+            static_cast<std::uint32_t>(launch.first_stage),
+            static_cast<std::uint32_t>(launch.stage_count),
+            tables.stride,
+            launch.address};
   }
 
   template <typename Word>
@@ -215,6 +253,14 @@ class CudaPlan final : public NttPlan {
 };
 
 }  // namespace
+
+std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
+                                                              RowRange rows, std::size_t batch,
+                                                              StreamHandle stream) {
+  const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
+  if (!cuda_plan) return std::nullopt;
+  return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native));
+}
 
 std::unique_ptr<NttPlan> make_cuda_plan(const BackendInfo& backend, NttSchedule schedule,
                                         int device_index, std::span<const std::uint64_t> moduli,

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "fhe/ntt/backend.h"
+#include "fhe/ntt/cuda/kernel_params.h"
 
 namespace fhe::ntt {
 
@@ -24,5 +26,14 @@ namespace fhe::ntt {
 // transform on the plan's device and downloads the result (synchronous).
 void cuda_transform_host_data(const NttPlan& plan, std::vector<std::uint64_t>& data,
                               RowRange rows, bool forward);
+
+// forward_batch(data, rows, batch) of a CUDA plan whose forward transform
+// ends in the shared-memory region, minus that last pass: every earlier pass
+// is enqueued on `stream` and the region's arguments are returned for the
+// caller's kernel to run. Enqueues nothing and returns nullopt for other
+// plans (radix2_indexed has no region; CPU plans).
+std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
+                                                              RowRange rows, std::size_t batch,
+                                                              StreamHandle stream);
 
 }  // namespace fhe::ntt

@@ -111,6 +111,16 @@ struct PassArgs {
   StageTwiddleAddress address;
 };
 
+// A plan's last forward pass when it is the shared-memory region, for a
+// kernel that runs the region itself on tiles of its choosing (the
+// evaluator's ModUp fused with the key inner product). The arguments of the
+// plan's word type are set: `wide` (64-bit) or `narrow`.
+struct ForwardRegion {
+  bool is_wide = true;
+  PassArgs<std::uint64_t> wide{};
+  PassArgs<std::uint32_t> narrow{};
+};
+
 // One radix-2 butterfly of radix2_indexed: its top word and twiddle index.
 struct alignas(8) IndexEntry {
   std::uint32_t top;

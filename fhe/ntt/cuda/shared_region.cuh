@@ -97,11 +97,10 @@ FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const Tile
 
 // Forward phase 1: columns from global memory (8-byte loads, coalesced across
 // the 16 lanes), local stages 0-3, into shared memory.
+// The phases' `_at` forms run a tile the caller chose (the evaluator's fused
+// ModUp and key inner product); the others locate it from the block.
 template <typename Word, int Skip>
-FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
-                            std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
+FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const std::uint64_t* tile = a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
@@ -116,13 +115,17 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
   for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
 }
 
+template <typename Word, int Skip>
+FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                            std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
+  if (th.valid) forward_columns_at<Word, Skip>(a, shared, th);
+}
+
 // Phase 2 of both directions: rows in shared memory, local stages 4-7
 // (forward, then the final reduction to [0, q)) or 7-4 (inverse).
 template <bool Forward, typename Word, int Skip>
-FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
-                      std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
+FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
   load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
@@ -139,6 +142,13 @@ FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block
       own[padded(16 * th.lane + k)] = v[0][k];
     }
   }
+}
+
+template <bool Forward, typename Word, int Skip>
+FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                      std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
+  if (th.valid) tile_rows_at<Forward, Word, Skip>(a, shared, th);
 }
 
 // Moves the block's tiles between shared and global memory as coalesced

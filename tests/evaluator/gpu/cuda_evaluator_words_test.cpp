@@ -151,6 +151,16 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     CudaCiphertext device_plain_ones = gpu.make_extended();
     gpu.accumulate_rotations(dx, {4, 0}, {nullptr, nullptr}, device_plain_ones);
     EXPECT_TRUE(testing::same_words(gpu.download(device_plain_ones), host_plain_ones)) << "null plaintexts";
+
+    // One rotation per call (BSGS giant steps: the ModUp's last pass fused
+    // with the key product), starting a sum and then adding to it.
+    Ciphertext host_single;
+    cpu.accumulate_rotations(cx, {1}, {&plains[1]}, host_single);
+    cpu.accumulate_rotations(cx, {-3}, {&plains[9]}, host_single);
+    CudaCiphertext device_single = gpu.make_extended();
+    gpu.accumulate_rotations(dx, {1}, {device_list[1]}, device_single);
+    gpu.accumulate_rotations(dx, {-3}, {device_list[9]}, device_single);
+    EXPECT_TRUE(testing::same_words(gpu.download(device_single), host_single)) << "single-rotation sums";
   }
 
   // Level-specific key switching: drop to level 3, then key switch there.
@@ -174,11 +184,51 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     gpu.accumulate_rotations(lx, {2, 0}, {&d3, &d3}, sum3);
     gpu.mod_down(sum3, out);
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host3))) << "level 3 extended sum";
+    Ciphertext host_single3;
+    cpu.accumulate_rotations(cx3, {2}, {nullptr}, host_single3);
+    cpu.accumulate_rotations(cx3, {-3}, {nullptr}, host_single3);
+    CudaCiphertext single3 = gpu.make_extended();
+    gpu.accumulate_rotations(lx, {2}, {nullptr}, single3);
+    gpu.accumulate_rotations(lx, {-3}, {nullptr}, single3);
+    EXPECT_TRUE(testing::same_words(gpu.download(single3), host_single3)) << "level 3 single-rotation sums";
   }
 
   // Device decryption: the same plaintext words as the host decryptor.
   const Plaintext decrypted = gpu.decrypt(dx);
   EXPECT_EQ(decrypted, cpu_engine.decrypt(cx));
+}
+
+// Key switching on 32-bit words (the NTT kernels' narrow instantiations):
+// the CPU's words for relinearization, rotations and single-rotation sums.
+class CudaKeySwitchWordsInt32 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaKeySwitchWordsInt32, SameWordsAsCpu) {
+  FHE_SKIP_WITHOUT_GPU();
+  const std::string backend = GetParam();
+  constexpr const char* preset = "test-slots2048-scale25-levels4-int32";
+  CkksEngine cpu_engine(preset, {.device = "cpu", .ntt_backend = backend, .seed = 77});
+  CkksEngine gpu_engine(preset, {.device = "cuda:0", .ntt_backend = backend, .seed = 77});
+  for (CkksEngine* e : {&cpu_engine, &gpu_engine}) e->generate_keys({1, 4}, true);
+  const Evaluator cpu(cpu_engine);
+  const CudaEvaluator gpu(gpu_engine);
+  const Ciphertext cx = cpu_engine.encrypt_message(testing::random_message(gpu_engine.slot_count(), 5));
+  const Ciphertext cy = cpu_engine.encrypt_message(testing::random_message(gpu_engine.slot_count(), 6));
+  CudaCiphertext dx = gpu.make_ciphertext(), dy = gpu.make_ciphertext(), out = gpu.make_ciphertext();
+  gpu.upload(cx, dx);
+  gpu.upload(cy, dy);
+  gpu.multiply_relinearize(dx, dy, out);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.multiply_relinearize(cx, cy))) << "relinearize";
+  gpu.rotate(dx, 4, out);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.rotate(cx, 4))) << "rotate";
+  gpu.conjugate(dx, out);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.conjugate(cx))) << "conjugate";
+  Ciphertext host_sum;
+  cpu.accumulate_rotations(cx, {1}, {nullptr}, host_sum);
+  cpu.accumulate_rotations(cy, {4}, {nullptr}, host_sum);
+  CudaCiphertext device_sum = gpu.make_extended();
+  gpu.accumulate_rotations(dx, {1}, {nullptr}, device_sum);
+  gpu.accumulate_rotations(dy, {4}, {nullptr}, device_sum);
+  EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "single-rotation sums";
 }
 
 std::vector<std::string> compatible_backends() {
@@ -191,6 +241,8 @@ std::vector<std::string> compatible_backends() {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, CudaEvaluatorWords, ::testing::ValuesIn(compatible_backends()),
+                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(AllBackends, CudaKeySwitchWordsInt32, ::testing::ValuesIn(compatible_backends()),
                          [](const auto& info) { return info.param; });
 
 TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {

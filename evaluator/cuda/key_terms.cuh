@@ -1,0 +1,131 @@
+// Device pieces of the key-switching kernels, shared by eval_kernels.cu and
+// the fused ModUp + key product (region_key_product.cu): the key inner
+// product, one rotation term, and where an extended output's rows go. The
+// digits' words come through a loader, global memory (the hoisted
+// decomposition) or shared memory (the fused kernel's tiles), so both paths
+// compute the same words by the same code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "evaluator/cuda/eval_kernels.h"
+
+namespace fhe::cuda::terms {
+
+using u64 = std::uint64_t;
+using u128 = unsigned __int128;
+
+__device__ inline u64 reduce128(u128 x, const DeviceModulus& m) {
+  return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
+}
+
+// Both key halves at one extended position in one pass over every digit:
+// sum_d digit_word(d) * key[first_digit + d][b/a][key_word], exact in 128
+// bits, one reduction each. A thread issues the loads of DigitsPerRound
+// digits together (predicated, no branch between them). The rotation kernels
+// take 5: the default preset's 10 digits at level 0 in two memory round
+// trips instead of the four of the compiler's 4-way unrolled loop (4 + 4 + 1
+// + 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %, BSGS -3.5 %.
+// Relinearization's kernel keeps 1 (the plain loop): with 5 it went from 40
+// to 56 registers and multiply_relinearize took 2 % longer
+// (docs/performance.md, session 6).
+template <int DigitsPerRound, typename DigitWord>
+__device__ void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
+                                  std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
+                                  u64& out_b, u64& out_a) {
+  u128 sum_b = 0, sum_a = 0;
+  for (int first = 0; first < digits; first += DigitsPerRound) {
+    u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
+#pragma unroll
+    for (int j = 0; j < DigitsPerRound; ++j) {
+      const int d = first + j;
+      const bool live = d < digits;
+      const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
+      x[j] = live ? digit_word(d) : 0;
+      key_b[j] = live ? key[component * key_rows * n + key_word] : 0;
+      key_a[j] = live ? key[(component + 1) * key_rows * n + key_word] : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < DigitsPerRound; ++j) {
+      sum_b += static_cast<u128>(x[j]) * key_b[j];
+      sum_a += static_cast<u128>(x[j]) * key_a[j];
+    }
+  }
+  out_b = reduce128(sum_b, m);
+  out_a = reduce128(sum_a, m);
+}
+
+// Digit d's word at (extended row r, position source_k) of the hoisted
+// decomposition (digits x rows x n in global memory).
+struct ExtendedDigits {
+  const u64* __restrict__ extended;
+  std::size_t rows, n, r;
+  __device__ u64 operator()(int d, std::size_t source_k) const {
+    return extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k];
+  }
+};
+
+// Where an extended output's row r goes: with a P block, Q rows stay in the
+// parts and P rows go to the block (b's, then a's) so that the ModDown
+// transforms them in one batch.
+struct SplitRows {
+  u64* b;
+  u64* a;
+  u64* p_block;  // null: every row in the parts
+  std::size_t q_rows, rows, n;
+  __device__ u64* row_b(std::size_t r) const {
+    return p_block && r >= q_rows ? p_block + (r - q_rows) * n : b + r * n;
+  }
+  __device__ u64* row_a(std::size_t r) const {  // after b's rows - q_rows P rows
+    return p_block && r >= q_rows ? p_block + ((rows - q_rows) + (r - q_rows)) * n : a + r * n;
+  }
+};
+
+// What a thread of row r needs for every term.
+struct TermRow {
+  std::size_t n, id;
+  DeviceModulus m;
+  bool q_row;  // the P rows of P x (Q-row term) are zero
+  u64 p, p_shoup;
+};
+
+__device__ inline TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
+  TermRow row;
+  row.n = std::size_t{1} << s.log_n;
+  row.id = s.first_row + r;
+  row.m = s.moduli[row.id];
+  row.q_row = r < s.q_rows;
+  row.p = row.q_row ? s.p_mod_q[row.id] : 0;
+  row.p_shoup = row.q_row ? s.p_mod_q_shoup[row.id] : 0;
+  return row;
+}
+
+// Term `term` at (row r, coefficient k), times its plaintext when it has
+// one. With a key: the inner product of the digits at the key's permuted
+// position (the position itself without a table: relinearization), plus
+// P c0 there on the Q rows when s.c0 is set (a rotation). Without one (step
+// 0): (P c0, P c1) on the Q rows. digit_word(d, source_k) reads the digits.
+template <int DigitsPerRound, typename DigitWord>
+__device__ void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row,
+                              std::size_t r, std::size_t k, DigitWord digit_word, u64& b, u64& a) {
+  const std::size_t n = row.n, i = r * n + k;
+  const u64 q = row.m.value;
+  b = 0;
+  a = 0;
+  if (term.key) {
+    const std::size_t source_k = term.table ? term.table[k] : k;
+    key_inner_product<DigitsPerRound>([&](int d) { return digit_word(d, source_k); }, s.digits, term.key,
+                                      s.first_digit, s.key_rows, n, row.id * n + k, row.m, b, a);
+    if (row.q_row && s.c0) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
+  } else if (row.q_row) {
+    b = mul_shoup(s.c0[i], row.p, row.p_shoup, q);
+    a = mul_shoup(s.c1[i], row.p, row.p_shoup, q);
+  }
+  if (term.plain) {
+    b = mul_mod(b, term.plain[i], row.m);
+    a = mul_mod(a, term.plain[i], row.m);
+  }
+}
+
+}  // namespace fhe::cuda::terms
