@@ -29,7 +29,8 @@ __device__ inline u64 reduce128(u128 x, const DeviceModulus& m) {
 // + 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %, BSGS -3.5 %.
 // Relinearization's kernel keeps 1 (the plain loop): with 5 it went from 40
 // to 56 registers and multiply_relinearize took 2 % longer
-// (docs/performance.md, session 6).
+// (docs/performance.md, session 6). Keys are read through the non-coherent
+// path (__ldg), like the digits.
 template <int DigitsPerRound, typename DigitWord>
 __device__ void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
                                   std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
@@ -43,8 +44,8 @@ __device__ void key_inner_product(DigitWord digit_word, int digits, const u64* _
       const bool live = d < digits;
       const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
       x[j] = live ? digit_word(d) : 0;
-      key_b[j] = live ? key[component * key_rows * n + key_word] : 0;
-      key_a[j] = live ? key[(component + 1) * key_rows * n + key_word] : 0;
+      key_b[j] = live ? __ldg(key + component * key_rows * n + key_word) : 0;
+      key_a[j] = live ? __ldg(key + (component + 1) * key_rows * n + key_word) : 0;
     }
 #pragma unroll
     for (int j = 0; j < DigitsPerRound; ++j) {
@@ -57,12 +58,14 @@ __device__ void key_inner_product(DigitWord digit_word, int digits, const u64* _
 }
 
 // Digit d's word at (extended row r, position source_k) of the hoisted
-// decomposition (digits x rows x n in global memory).
+// decomposition (digits x rows x n in global memory), read-only for the
+// kernel: through the non-coherent path, as when it was a __restrict__
+// kernel parameter (a plain load made rotate_many[4] 1.2 % slower).
 struct ExtendedDigits {
-  const u64* __restrict__ extended;
+  const u64* extended;
   std::size_t rows, n, r;
   __device__ u64 operator()(int d, std::size_t source_k) const {
-    return extended[(static_cast<std::size_t>(d) * rows + r) * n + source_k];
+    return __ldg(extended + (static_cast<std::size_t>(d) * rows + r) * n + source_k);
   }
 };
 
