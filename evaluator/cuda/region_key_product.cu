@@ -18,15 +18,6 @@ using ntt::gpu::kThreadsPerTile;
 using ntt::gpu::kTileBits;
 using ntt::gpu::kTileWords;
 
-// Starts `bytes` (a multiple of 16, 16-byte aligned) at p on their way from
-// DRAM to L2 (one Hopper bulk prefetch; no registers, nothing to wait for).
-__device__ void prefetch_to_l2(const void* p, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "r"(bytes)
-               : "memory");
-#endif
-}
-
 template <typename Word>
 struct RegionKeyProductArgs {
   ntt::gpu::PassArgs<Word> region;
@@ -59,14 +50,6 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   th.data_row = th.tile_in_block * static_cast<std::uint32_t>(s.rows) + static_cast<std::uint32_t>(r);
   th.tile = source_tile;
   th.global_tile = (th.data_row << (s.log_n - kTileBits)) + source_tile;
-  // The key's words of this output tile (2 x digits chunks of 2 KiB) head
-  // for L2 while the region computes, so the key product after it reads
-  // them from L2 rather than waiting on DRAM.
-  if (threadIdx.x < 2 * static_cast<unsigned>(s.digits)) {
-    const std::size_t component = static_cast<std::size_t>(s.first_digit) * 2 + threadIdx.x;
-    prefetch_to_l2(f.term.key + (component * s.key_rows + s.first_row + r) * n + (std::size_t{out_tile} << kTileBits),
-                   kTileWords * sizeof(u64));
-  }
   ntt::gpu::forward_columns_at<Word, Skip>(f.region, shared, th);
   __syncthreads();
   ntt::gpu::tile_rows_at<true, Word, Skip>(f.region, shared, th);
