@@ -398,9 +398,9 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
   const std::uint64_t* key = keys_->relinearization.words.data();
   if (region) {
-    cuda::ExtendedSumArgs args = extended_sum_args(a);
-    args.c0 = args.c1 = nullptr;  // no P c0 term: c0 and c1 join at the ModDown
-    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, args, {acc, acc_a, p_block, false}, stream());
+    // No table: relinearization's term (c0 and c1 join at the ModDown).
+    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, extended_sum_args(a),
+                                    {acc, acc_a, p_block, false}, stream());
   } else {
     cuda::launch_inner_product(extended_.data(), c.digit_count, key, c.first_digit, qp_rows_, acc, acc_a, p_block,
                                first, rows, ext_rows, log_n_, moduli_.data(), stream());

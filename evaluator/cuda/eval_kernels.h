@@ -75,8 +75,8 @@ struct ExtendedSumArgs {
   const std::uint64_t* extended = nullptr;  // digits x rows x n (the hoisted decomposition)
   int digits = 0, first_digit = 0;
   std::size_t key_rows = 0;                 // rows of a key component (all QP rows)
-  const std::uint64_t* c0 = nullptr;        // the input's parts over the Q rows; c0 null:
-  const std::uint64_t* c1 = nullptr;        //   keyed terms without P c0 (relinearization)
+  const std::uint64_t* c0 = nullptr;        // the input's parts over the Q rows
+  const std::uint64_t* c1 = nullptr;
   const std::uint64_t* p_mod_q = nullptr;   // [P]_(q) and Shoup companions by row id
   const std::uint64_t* p_mod_q_shoup = nullptr;
   std::uint64_t* sum_b = nullptr;           // rows x n each

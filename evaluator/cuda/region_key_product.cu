@@ -33,7 +33,7 @@ struct RegionKeyProductArgs {
 // position k of the bit-reversed order stands for the odd power 2 brv(k) + 1,
 // whose low 9 bits, kept by the Galois map e -> g e mod 2N, are set by the
 // tile index k >> 8 alone.
-template <typename Word, int Skip>
+template <typename Word, int Skip, bool Galois>
 __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
     region_key_product_kernel(const __grid_constant__ RegionKeyProductArgs<Word> f) {
   ntt::gpu::allow_next_kernel_launch();
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   const ExtendedSumArgs& s = f.sum;
   const std::size_t n = std::size_t{1} << s.log_n, r = blockIdx.y;
   const std::uint32_t out_tile = blockIdx.x;
-  const std::uint32_t source_tile = f.term.table ? f.term.table[out_tile << kTileBits] >> kTileBits : out_tile;
+  const std::uint32_t source_tile = Galois ? f.term.table[out_tile << kTileBits] >> kTileBits : out_tile;
   ntt::gpu::TileThread th;
   th.valid = true;
   th.tile_in_block = threadIdx.x / kThreadsPerTile;  // the digit
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   for (unsigned w = threadIdx.x; w < kTileWords; w += blockDim.x) {
     const std::size_t k = (static_cast<std::size_t>(out_tile) << kTileBits) + w;
     u64 b, a;
-    rotation_term<5>(f.term, s, row, r, k, tile_word, b, a);
+    rotation_term<5, Galois>(f.term, s, row, r, k, tile_word, b, a);
     if (f.out.accumulate) {
       b = add_mod(out_b[k], b, row.m.value);
       a = add_mod(out_a[k], a, row.m.value);
@@ -83,9 +83,11 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
   shape.grid_y = static_cast<unsigned>(args.rows);
   shape.block = static_cast<unsigned>(args.digits) * kThreadsPerTile;
   shape.dynamic_shared_bytes = static_cast<std::size_t>(args.digits) * kPaddedTileWords * sizeof(Word);
-  void (*kernel)(RegionKeyProductArgs<Word>) = region.stage_count == kTileBits
-                                                    ? region_key_product_kernel<Word, 0>
-                                                    : region_key_product_kernel<Word, 2>;
+  using Kernel = void (*)(RegionKeyProductArgs<Word>);
+  const bool galois = term.table != nullptr;
+  const Kernel kernel = region.stage_count == kTileBits
+                            ? (galois ? region_key_product_kernel<Word, 0, true> : region_key_product_kernel<Word, 0, false>)
+                            : (galois ? region_key_product_kernel<Word, 2, true> : region_key_product_kernel<Word, 2, false>);
   // Overlapped like the NTT passes: the blocks load their twiddles while the
   // previous pass drains.
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, shape, stream, f));

@@ -32,7 +32,8 @@ struct TermOutput {
 
 // `region`: forward_batch_before_region of the decomposition args.extended
 // (args.digits <= kMaxFusedDigits blocks of args.rows rows); the term as in
-// launch_rotation_terms (relinearization: the key, no table, args.c0 null).
+// launch_rotation_terms, or relinearization's: the key, no table (then no
+// P c0 term).
 // The same words as the unfused region + inner product.
 void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const RotationTerm& term,
                                const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream);
