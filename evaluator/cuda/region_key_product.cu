@@ -30,13 +30,11 @@ struct RegionKeyProductArgs {
 // digits' tiles go through the region in shared memory, then each thread
 // forms the term at a few of the tile's 256 positions. A rotation's
 // outputs in one aligned 256-word tile read one aligned tile of the digits:
-// position k of the bit-reversed order stands for the odd power
-// e = 2 brv(k) + 1, whose low 9 bits are set by the tile index k >> 8
-// alone, and the low 9 bits of g e mod 2N depend only on those of e.
-// Register cap 128 (2 blocks of 256 threads): the 3-block cap (85) spilled
-// 24 bytes a thread.
+// position k of the bit-reversed order stands for the odd power 2 brv(k) + 1,
+// whose low 9 bits, kept by the Galois map e -> g e mod 2N, are set by the
+// tile index k >> 8 alone.
 template <typename Word, int Skip, bool Galois>
-__global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 2)
+__global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
     region_key_product_kernel(const __grid_constant__ RegionKeyProductArgs<Word> f) {
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
