@@ -238,7 +238,7 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   // per pass instead of one per digit and pass).
   const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
   const auto digits = static_cast<std::size_t>(c.digit_count);
-  if (leave_region && c.digit_count <= cuda::kMaxFusedDigits) {
+  if (leave_region && c.digit_count >= cuda::kMinFusedDigits && c.digit_count <= cuda::kMaxFusedDigits) {
     auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()});
     if (region) return region;
   }

@@ -188,10 +188,11 @@ class CudaEvaluator {
   void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
   // ModUp of `input` (Q rows at `level`, NTT form) into extended_: every
   // digit over the level's QP rows. With `leave_region`, when the plan's
-  // forward transform ends in the shared-memory region and the digits fit a
-  // fused block (kMaxFusedDigits), that last pass is left to the caller's
-  // launch_region_key_product and its arguments are returned; otherwise the
-  // decomposition is complete and nullopt is returned.
+  // forward transform ends in the shared-memory region and the digit count
+  // takes the fused path (kMinFusedDigits..kMaxFusedDigits), that last pass
+  // is left to the caller's launch_region_key_product and its arguments are
+  // returned; otherwise the decomposition is complete and nullopt is
+  // returned.
   std::optional<ntt::gpu::ForwardRegion> extend(const std::uint64_t* input, int level,
                                                 bool leave_region = false) const;
   // Rotations keys[start, start + batch) of a's hoisted decomposition, each

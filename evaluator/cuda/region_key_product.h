@@ -1,7 +1,7 @@
 // ModUp's last forward pass fused with the key inner product of one term:
 // relinearization, a single rotation (rotate, conjugate) and an extended
 // sum's single rotation (BSGS giant steps). A block runs the shared-memory
-// region of one 256-word tile of every digit of one extended row and
+// region of one or two 256-word tiles of every digit of one extended row and
 // multiplies the tiles by the key in shared memory, so the transformed
 // digits (digits x (Q + P) rows) are never written out and read back, and
 // the key streams while other blocks compute their regions.
@@ -14,9 +14,13 @@
 
 namespace fhe::cuda {
 
-// Digits one block holds (16 threads and one padded tile each): every
-// preset's level-0 digits but the 17 of slots65536-scale30, which keep the
-// unfused path.
+// The digit counts that take the fused path. At most 16 (16 threads and one
+// padded tile each in a block): every preset's level-0 digits but the 17 of
+// slots65536-scale30. At least 5: below, the key product's positions (256
+// per output tile) outnumber the region's threads 4 to 16 times and the
+// fused kernel lost (H200, default preset: 9 digits at level 0 -6 %, 5 at
+// level 17 -1 to -3 %, 1 at level 33 +20 %; 2 to 4 not measured).
+inline constexpr int kMinFusedDigits = 5;
 inline constexpr int kMaxFusedDigits = 16;
 
 // Where the term goes: over the extended rows of args' level, Q rows into
@@ -31,7 +35,8 @@ struct TermOutput {
 };
 
 // `region`: forward_batch_before_region of the decomposition args.extended
-// (args.digits <= kMaxFusedDigits blocks of args.rows rows); the term as in
+// (args.digits blocks of args.rows rows, kMinFusedDigits to kMaxFusedDigits
+// of them); the term as in
 // launch_rotation_terms, or relinearization's: the key, no table (then no
 // P c0 term).
 // The same words as the unfused region + inner product.

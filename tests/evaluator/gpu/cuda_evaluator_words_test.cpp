@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <ostream>
+#include <string>
 #include <vector>
 
 #include "evaluator/evaluator.h"
@@ -198,16 +200,30 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
   EXPECT_EQ(decrypted, cpu_engine.decrypt(cx));
 }
 
-// Key switching on 32-bit words (the NTT kernels' narrow instantiations):
-// the CPU's words for relinearization, rotations and single-rotation sums.
-class CudaKeySwitchWordsInt32 : public ::testing::TestWithParam<std::string> {};
+// Key switching on both sides of the fused path's digit counts
+// (kMinFusedDigits) and on 32-bit words (the NTT kernels' narrow
+// instantiations): the CPU's words for relinearization, rotations and
+// single-rotation sums at level 0.
+struct KeySwitchCase {
+  std::string preset;
+  std::string backend;
+};
 
-TEST_P(CudaKeySwitchWordsInt32, SameWordsAsCpu) {
+void PrintTo(const KeySwitchCase& c, std::ostream* os) { *os << c.preset << " / " << c.backend; }
+
+// Level-0 digits: 3 (unfused), 5 (fused, two output tiles a block), 15
+// (fused, 32-bit words); radix8_compact at 7 below.
+const std::vector<std::string> kKeySwitchPresets = {"test-slots2048-scale25-levels4-int32",
+                                                    "test-slots4096-scale40-levels8-int64",
+                                                    "slots8192-scale25-levels14-int32"};
+
+class CudaKeySwitchWords : public ::testing::TestWithParam<KeySwitchCase> {};
+
+TEST_P(CudaKeySwitchWords, SameWordsAsCpu) {
   FHE_SKIP_WITHOUT_GPU();
-  const std::string backend = GetParam();
-  constexpr const char* preset = "test-slots2048-scale25-levels4-int32";
-  CkksEngine cpu_engine(preset, {.device = "cpu", .ntt_backend = backend, .seed = 77});
-  CkksEngine gpu_engine(preset, {.device = "cuda:0", .ntt_backend = backend, .seed = 77});
+  const KeySwitchCase& c = GetParam();
+  CkksEngine cpu_engine(c.preset, {.device = "cpu", .ntt_backend = c.backend, .seed = 77});
+  CkksEngine gpu_engine(c.preset, {.device = "cuda:0", .ntt_backend = c.backend, .seed = 77});
   for (CkksEngine* e : {&cpu_engine, &gpu_engine}) e->generate_keys({1, 4}, true);
   const Evaluator cpu(cpu_engine);
   const CudaEvaluator gpu(gpu_engine);
@@ -231,6 +247,20 @@ TEST_P(CudaKeySwitchWordsInt32, SameWordsAsCpu) {
   EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "single-rotation sums";
 }
 
+std::vector<KeySwitchCase> key_switch_cases() {
+  std::vector<KeySwitchCase> cases;
+  for (const std::string& preset : kKeySwitchPresets) {
+    const int log_n = preset_by_name(preset).log_n;
+    for (const ntt::BackendInfo& b : ntt::all_backends()) {
+      if (ntt::compatibility(b, log_n).compatible) cases.push_back({preset, std::string(b.name)});
+    }
+  }
+  // The fused kernel's 6-stage region (radix8 is not compatible with the
+  // presets above at 5 or more digits): 7 digits at logN 15.
+  cases.push_back({"slots16384-scale50-levels12-int64", "radix8_compact"});
+  return cases;
+}
+
 std::vector<std::string> compatible_backends() {
   std::vector<std::string> names;
   const int log_n = preset_by_name(kPreset).log_n;
@@ -242,8 +272,12 @@ std::vector<std::string> compatible_backends() {
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, CudaEvaluatorWords, ::testing::ValuesIn(compatible_backends()),
                          [](const auto& info) { return info.param; });
-INSTANTIATE_TEST_SUITE_P(AllBackends, CudaKeySwitchWordsInt32, ::testing::ValuesIn(compatible_backends()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(PresetsAndBackends, CudaKeySwitchWords, ::testing::ValuesIn(key_switch_cases()),
+                         [](const auto& info) {
+                           const Preset& preset = preset_by_name(info.param.preset);
+                           return "logN" + std::to_string(preset.log_n) + "_" +
+                                  std::string(word_type_name(preset.word)) + "_" + info.param.backend;
+                         });
 
 TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   CkksEngine cpu_engine(kPreset, {.seed = 1});
