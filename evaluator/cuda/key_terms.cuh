@@ -3,7 +3,8 @@
 // product, one rotation term, and where an extended output's rows go. The
 // digits' words come through a loader, global memory (the hoisted
 // decomposition) or shared memory (the fused kernel's tiles), so both paths
-// compute the same words by the same code.
+// compute the same words by the same code. FHE_HD: the host emulation test
+// of the fused kernel runs them too.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,7 @@ namespace fhe::cuda::terms {
 using u64 = std::uint64_t;
 using u128 = unsigned __int128;
 
-__device__ inline u64 reduce128(u128 x, const DeviceModulus& m) {
+FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
   return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
 }
 
@@ -31,8 +32,17 @@ __device__ inline u64 reduce128(u128 x, const DeviceModulus& m) {
 // to 56 registers and multiply_relinearize took 2 % longer
 // (docs/performance.md, session 6). Keys are read through the non-coherent
 // path (__ldg), like the digits.
+// A read-only global word: through the non-coherent path on the device.
+FHE_HD u64 load_read_only(const u64* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 template <int DigitsPerRound, typename DigitWord>
-__device__ void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
+FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
                                   std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
                                   u64& out_b, u64& out_a) {
   u128 sum_b = 0, sum_a = 0;
@@ -44,8 +54,8 @@ __device__ void key_inner_product(DigitWord digit_word, int digits, const u64* _
       const bool live = d < digits;
       const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
       x[j] = live ? digit_word(d) : 0;
-      key_b[j] = live ? __ldg(key + component * key_rows * n + key_word) : 0;
-      key_a[j] = live ? __ldg(key + (component + 1) * key_rows * n + key_word) : 0;
+      key_b[j] = live ? load_read_only(key + component * key_rows * n + key_word) : 0;
+      key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
     }
 #pragma unroll
     for (int j = 0; j < DigitsPerRound; ++j) {
@@ -64,8 +74,8 @@ __device__ void key_inner_product(DigitWord digit_word, int digits, const u64* _
 struct ExtendedDigits {
   const u64* extended;
   std::size_t rows, n, r;
-  __device__ u64 operator()(int d, std::size_t source_k) const {
-    return __ldg(extended + (static_cast<std::size_t>(d) * rows + r) * n + source_k);
+  FHE_HD u64 operator()(int d, std::size_t source_k) const {
+    return load_read_only(extended + (static_cast<std::size_t>(d) * rows + r) * n + source_k);
   }
 };
 
@@ -77,10 +87,10 @@ struct SplitRows {
   u64* a;
   u64* p_block;  // null: every row in the parts
   std::size_t q_rows, rows, n;
-  __device__ u64* row_b(std::size_t r) const {
+  FHE_HD u64* row_b(std::size_t r) const {
     return p_block && r >= q_rows ? p_block + (r - q_rows) * n : b + r * n;
   }
-  __device__ u64* row_a(std::size_t r) const {  // after b's rows - q_rows P rows
+  FHE_HD u64* row_a(std::size_t r) const {  // after b's rows - q_rows P rows
     return p_block && r >= q_rows ? p_block + ((rows - q_rows) + (r - q_rows)) * n : a + r * n;
   }
 };
@@ -93,7 +103,7 @@ struct TermRow {
   u64 p, p_shoup;
 };
 
-__device__ inline TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
+FHE_HD TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
   TermRow row;
   row.n = std::size_t{1} << s.log_n;
   row.id = s.first_row + r;
@@ -113,7 +123,7 @@ __device__ inline TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
 // so the rotation kernels carry no test of it (with a run-time test of the
 // table and c0, rotate_many[4] took 1.4 % longer).
 template <int DigitsPerRound, bool Galois, typename DigitWord>
-__device__ void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row,
+FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row,
                               std::size_t r, std::size_t k, DigitWord digit_word, u64& b, u64& a) {
   const std::size_t n = row.n, i = r * n + k;
   const u64 q = row.m.value;

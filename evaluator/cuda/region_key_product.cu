@@ -3,95 +3,33 @@
 
 #include <string>
 
-#include "evaluator/cuda/key_terms.cuh"
+#include "evaluator/cuda/region_key_product.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 #include "fhe/ntt/cuda/kernels.h"
-#include "fhe/ntt/cuda/shared_region.cuh"
 
 namespace fhe::cuda {
 namespace {
 
-using namespace terms;
 using ntt::gpu::kPaddedTileWords;
 using ntt::gpu::kThreadsPerTile;
 using ntt::gpu::kTileBits;
-using ntt::gpu::kTileWords;
 
-template <typename Word>
-struct RegionKeyProductArgs {
-  ntt::gpu::PassArgs<Word> region;
-  RotationTerm term;
-  ExtendedSumArgs sum;
-  TermOutput out;
-  unsigned tiles_per_block;  // output tiles of one row per block
-};
-
-// Output tiles per block: as many as keep the block within 16 digit tiles
-// (a power of two, so it divides a row's tiles): two for 5 to 8 digits
-// (level 17 of the default preset: relinearize 0.4165 -> 0.4128 ms, rotate
-// 0.4187 -> 0.4154 ms on the H200, against one tile a block).
-unsigned fused_tiles_per_block(int digits, int log_n) {
-  unsigned tiles = 1;
-  while (2 * tiles * static_cast<unsigned>(digits) <= static_cast<unsigned>(kMaxFusedDigits) &&
-         2 * tiles <= (1u << (log_n - kTileBits))) {
-    tiles *= 2;
-  }
-  return tiles;
-}
-
-// Block (x = a run of tiles_per_block output tiles, y = extended row r), 16
-// threads per (output tile, digit). The digits' tiles go through the region
-// in shared memory, then each thread forms the term at some of the block's
-// positions. A rotation's outputs in one aligned 256-word tile read one
-// aligned tile of the digits: position k of the bit-reversed order stands
-// for the odd power e = 2 brv(k) + 1, whose low 9 bits are set by the tile
-// index k >> 8 alone, and the low 9 bits of g e mod 2N depend only on those
-// of e.
+// The three phases of region_key_product.cuh with a barrier between them.
+// Register cap 85 (3 blocks of 256 threads): a cap of 128 (no spills) was
+// no faster on the H200 (docs/performance.md, session 7).
 template <typename Word, int Skip, bool Galois>
 __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
     region_key_product_kernel(const __grid_constant__ RegionKeyProductArgs<Word> f) {
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
-  const ExtendedSumArgs& s = f.sum;
-  const auto digits = static_cast<unsigned>(s.digits);
-  const std::size_t n = std::size_t{1} << s.log_n, r = blockIdx.y;
-  const std::uint32_t first_tile = blockIdx.x * f.tiles_per_block;
-  const auto source_tile_of = [&](std::uint32_t out_tile) -> std::uint32_t {
-    return Galois ? f.term.table[out_tile << kTileBits] >> kTileBits : out_tile;
-  };
-  ntt::gpu::TileThread th;
-  th.valid = true;
-  th.tile_in_block = threadIdx.x / kThreadsPerTile;  // output tile slot x digits + digit
-  th.lane = threadIdx.x % kThreadsPerTile;
-  const unsigned digit = th.tile_in_block % digits;
-  th.data_row = digit * static_cast<std::uint32_t>(s.rows) + static_cast<std::uint32_t>(r);
-  th.tile = source_tile_of(first_tile + th.tile_in_block / digits);
-  th.global_tile = (th.data_row << (s.log_n - kTileBits)) + th.tile;
+  const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, blockIdx.y, threadIdx.x);
   ntt::gpu::forward_columns_at<Word, Skip>(f.region, shared, th);
   __syncthreads();
   ntt::gpu::tile_rows_at<true, Word, Skip>(f.region, shared, th);
   __syncthreads();
-  const TermRow row = term_row(s, r);
-  const SplitRows out{f.out.b, f.out.a, f.out.p_block, s.q_rows, s.rows, n};
-  u64* out_b = out.row_b(r);
-  u64* out_a = out.row_a(r);
-  for (unsigned w = threadIdx.x; w < f.tiles_per_block * kTileWords; w += blockDim.x) {
-    const Word* slot = shared + (w >> kTileBits) * digits * kPaddedTileWords;
-    const auto tile_word = [&](int d, std::size_t source_k) -> u64 {
-      return slot[d * kPaddedTileWords + ntt::gpu::padded(source_k & (kTileWords - 1))];
-    };
-    const std::size_t k = (static_cast<std::size_t>(first_tile) << kTileBits) + w;
-    u64 b, a;
-    rotation_term<5, Galois>(f.term, s, row, r, k, tile_word, b, a);
-    if (f.out.accumulate) {
-      b = add_mod(out_b[k], b, row.m.value);
-      a = add_mod(out_a[k], a, row.m.value);
-    }
-    out_b[k] = b;
-    out_a[k] = a;
-  }
+  fused_key_product<Word, Galois>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
 }
 
 template <typename Word>

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "fhe/ntt/cuda/device_tables.h"
@@ -31,12 +32,14 @@ class KernelEmulator {
         index_(ntt::gpu::make_index_table(log_n)) {}
 
   // Transforms `batch` blocks of rows.count rows of `data` (each block plan
-  // rows rows.first...) in place, as NttPlan::forward_batch does.
+  // rows rows.first...) in place, as NttPlan::forward_batch does; only the
+  // first `launch_count` passes when it is given.
   void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward,
-           std::size_t batch = 1) {
+           std::size_t batch = 1, std::size_t launch_count = SIZE_MAX) {
     const std::size_t data_rows = rows.count * batch;
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, forward);
-    for (const ntt::gpu::PassLaunch& launch : launches) {
+    for (std::size_t i = 0; i < launches.size() && i < launch_count; ++i) {
+      const ntt::gpu::PassLaunch& launch = launches[i];
       const ntt::gpu::LaunchShape shape =
           ntt::gpu::launch_shape(launch, log_n_, data_rows, sm_count_, sizeof(Word));
       const ntt::gpu::TwiddlePair<Word>* twiddles =
@@ -59,14 +62,7 @@ class KernelEmulator {
         });
         continue;
       }
-      const ntt::gpu::PassArgs<Word> args{data.data(), twiddles, tables_.constants.data(),
-                                          static_cast<std::uint32_t>(rows.first),
-                                          static_cast<std::uint32_t>(rows.count),
-                                          static_cast<std::uint32_t>(data_rows),
-                                          static_cast<std::uint32_t>(log_n_),
-                                          static_cast<std::uint32_t>(launch.first_stage),
-                                          static_cast<std::uint32_t>(launch.stage_count),
-                                          tables_.stride, launch.address};
+      const ntt::gpu::PassArgs<Word> args = pass_args(launch, data, rows, batch, forward);
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
         run_global_pass(args, shape, forward);
       } else {
@@ -75,8 +71,36 @@ class KernelEmulator {
     }
   }
 
+  // As ntt::forward_batch_before_region: every forward pass but the last
+  // on `data`, and the arguments of the last, the shared region (which the
+  // schedule must end in).
+  ntt::gpu::PassArgs<Word> forward_before_region(std::vector<std::uint64_t>& data, ntt::RowRange rows,
+                                                 std::size_t batch) {
+    const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
+    if (launches.back().kernel != ntt::gpu::KernelKind::shared_region) {
+      throw std::logic_error("the schedule does not end in the shared region");
+    }
+    run(data, rows, true, batch, launches.size() - 1);
+    return pass_args(launches.back(), data, rows, batch, true);
+  }
+
  private:
   std::size_t n() const { return std::size_t{1} << log_n_; }
+
+  ntt::gpu::PassArgs<Word> pass_args(const ntt::gpu::PassLaunch& launch, std::vector<std::uint64_t>& data,
+                                     ntt::RowRange rows, std::size_t batch, bool forward) const {
+    return {data.data(),
+            forward ? tables_.forward.data() : tables_.inverse.data(),
+            tables_.constants.data(),
+            static_cast<std::uint32_t>(rows.first),
+            static_cast<std::uint32_t>(rows.count),
+            static_cast<std::uint32_t>(rows.count * batch),
+            static_cast<std::uint32_t>(log_n_),
+            static_cast<std::uint32_t>(launch.first_stage),
+            static_cast<std::uint32_t>(launch.stage_count),
+            tables_.stride,
+            launch.address};
+  }
 
   template <typename F>
   void for_each_thread(const ntt::gpu::LaunchShape& shape, F&& f) {

@@ -1,0 +1,93 @@
+// The fused ModUp region + key product's thread bodies (the kernel in
+// region_key_product.cu), in three phases separated by block barriers:
+// the region's columns and rows (the NTT's forward_columns_at and
+// tile_rows_at on the thread's fused_tile_thread), then fused_key_product.
+// FHE_HD, so the host emulation test
+// (tests/evaluator/gpu/region_key_product_emulation_test.cpp) runs them
+// thread by thread and CI checks their indexing without a GPU.
+#pragma once
+
+#include <cstdint>
+
+#include "evaluator/cuda/key_terms.cuh"
+#include "evaluator/cuda/region_key_product.h"
+#include "fhe/ntt/cuda/shared_region.cuh"
+
+namespace fhe::cuda {
+
+template <typename Word>
+struct RegionKeyProductArgs {
+  ntt::gpu::PassArgs<Word> region;
+  RotationTerm term;
+  ExtendedSumArgs sum;
+  TermOutput out;
+  unsigned tiles_per_block;  // output tiles of one row per block
+};
+
+// Output tiles per block: as many as keep the block within 16 digit tiles
+// (a power of two, so it divides a row's tiles): two for 5 to 8 digits
+// (level 17 of the default preset: relinearize 0.4165 -> 0.4128 ms, rotate
+// 0.4187 -> 0.4154 ms on the H200, against one tile a block).
+FHE_HD unsigned fused_tiles_per_block(int digits, int log_n) {
+  unsigned tiles = 1;
+  while (2 * tiles * static_cast<unsigned>(digits) <= static_cast<unsigned>(kMaxFusedDigits) &&
+         2 * tiles <= (1u << (log_n - ntt::gpu::kTileBits))) {
+    tiles *= 2;
+  }
+  return tiles;
+}
+
+// Block (x = a run of tiles_per_block output tiles, y = extended row r), 16
+// threads per (output tile, digit): thread t works on digit tile
+// t / 16 = slot x digits + digit. A rotation's outputs in one aligned
+// 256-word tile read one aligned tile of the digits: position k of the
+// bit-reversed order stands for the odd power e = 2 brv(k) + 1, whose low 9
+// bits are set by the tile index k >> 8 alone, and the low 9 bits of
+// g e mod 2N depend only on those of e.
+template <typename Word, bool Galois>
+FHE_HD ntt::gpu::TileThread fused_tile_thread(const RegionKeyProductArgs<Word>& f, std::uint32_t block_x,
+                                              std::uint32_t r, std::uint32_t thread) {
+  const auto digits = static_cast<std::uint32_t>(f.sum.digits);
+  const std::uint32_t out_tile = block_x * f.tiles_per_block + thread / ntt::gpu::kThreadsPerTile / digits;
+  ntt::gpu::TileThread th;
+  th.valid = true;
+  th.tile_in_block = thread / ntt::gpu::kThreadsPerTile;
+  th.lane = thread % ntt::gpu::kThreadsPerTile;
+  th.data_row = (th.tile_in_block % digits) * static_cast<std::uint32_t>(f.sum.rows) + r;
+  th.tile = Galois ? f.term.table[out_tile << ntt::gpu::kTileBits] >> ntt::gpu::kTileBits : out_tile;
+  th.global_tile = (th.data_row << (f.sum.log_n - ntt::gpu::kTileBits)) + th.tile;
+  return th;
+}
+
+// Phase 3: the term at positions thread, thread + block_threads, ... of the
+// block's output tiles, from the transformed digit tiles in shared memory.
+template <typename Word, bool Galois>
+FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* shared, std::uint32_t block_x,
+                              std::uint32_t r, std::uint32_t thread, std::uint32_t block_threads) {
+  using terms::u64;
+  const ExtendedSumArgs& s = f.sum;
+  const auto digits = static_cast<unsigned>(s.digits);
+  const std::size_t n = std::size_t{1} << s.log_n;
+  const std::uint32_t first_tile = block_x * f.tiles_per_block;
+  const terms::TermRow row = terms::term_row(s, r);
+  const terms::SplitRows out{f.out.b, f.out.a, f.out.p_block, s.q_rows, s.rows, n};
+  u64* out_b = out.row_b(r);
+  u64* out_a = out.row_a(r);
+  for (unsigned w = thread; w < f.tiles_per_block * ntt::gpu::kTileWords; w += block_threads) {
+    const Word* slot = shared + (w >> ntt::gpu::kTileBits) * digits * ntt::gpu::kPaddedTileWords;
+    const auto tile_word = [&](int d, std::size_t source_k) -> u64 {
+      return slot[d * ntt::gpu::kPaddedTileWords + ntt::gpu::padded(source_k & (ntt::gpu::kTileWords - 1))];
+    };
+    const std::size_t k = (static_cast<std::size_t>(first_tile) << ntt::gpu::kTileBits) + w;
+    u64 b, a;
+    terms::rotation_term<5, Galois>(f.term, s, row, r, k, tile_word, b, a);
+    if (f.out.accumulate) {
+      b = add_mod(out_b[k], b, row.m.value);
+      a = add_mod(out_a[k], a, row.m.value);
+    }
+    out_b[k] = b;
+    out_a[k] = a;
+  }
+}
+
+}  // namespace fhe::cuda

@@ -1,0 +1,181 @@
+// The fused ModUp region + key product (evaluator/cuda/region_key_product.cuh)
+// run on the host, phase by phase and thread by thread with shared memory
+// starting as garbage, on the NTT emulator's output of every forward pass
+// but the last. Checked against a reference built another way: the complete
+// forward transform of every digit (CPU radix2_indexed), then the key inner
+// product in plain modular arithmetic. Covers relinearization and rotation
+// terms, a plaintext factor, split outputs (Q rows and a P block) and
+// accumulated extended sums, 64- and 32-bit words, 8- and 6-stage regions,
+// one and two output tiles a block. Runs without a GPU, so CI checks the
+// fused kernel's indexing.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "evaluator/cuda/region_key_product.cuh"
+#include "fhe/ckks/galois.h"
+#include "fhe/ntt/registry.h"
+#include "tests/fhe/gpu/kernel_emulator.h"
+#include "tests/fhe/ntt_test_util.h"
+
+namespace fhe {
+namespace {
+
+using u64 = std::uint64_t;
+
+struct Case {
+  const char* backend;
+  int log_n;
+  int bits;  // > 30: 64-bit words
+  int digits;
+  int q_rows, p_rows;
+  bool galois;      // a rotation (by 3 slots) rather than relinearization
+  bool accumulate;  // add a plaintext-weighted term to an extended sum
+};
+
+u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
+u64 add(u64 x, u64 y, u64 q) { return (x + y) % q; }
+
+// The kernel's three phases over every block of the launch, as the device
+// runs them (a barrier between phases).
+template <typename Word, int Skip, bool Galois>
+void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, std::uint32_t grid_y,
+             std::uint32_t threads, std::mt19937_64& garbage) {
+  std::vector<Word> shared(static_cast<std::size_t>(threads / ntt::gpu::kThreadsPerTile) *
+                           ntt::gpu::kPaddedTileWords);
+  for (std::uint32_t y = 0; y < grid_y; ++y) {
+    for (std::uint32_t x = 0; x < grid_x; ++x) {
+      for (Word& w : shared) w = static_cast<Word>(garbage());
+      for (std::uint32_t t = 0; t < threads; ++t) {
+        ntt::gpu::forward_columns_at<Word, Skip>(f.region, shared.data(),
+                                                 cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
+      }
+      for (std::uint32_t t = 0; t < threads; ++t) {
+        ntt::gpu::tile_rows_at<true, Word, Skip>(f.region, shared.data(),
+                                                 cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
+      }
+      for (std::uint32_t t = 0; t < threads; ++t) cuda::fused_key_product<Word, Galois>(f, shared.data(), x, y, t, threads);
+    }
+  }
+}
+
+template <typename Word>
+void check(const Case& c) {
+  SCOPED_TRACE(::testing::Message() << c.backend << " logN " << c.log_n << ", " << c.bits << "-bit, " << c.digits
+                                    << " digits, galois " << c.galois << ", accumulate " << c.accumulate);
+  const ntt::BackendInfo& backend = ntt::backend_info(c.backend);
+  ASSERT_TRUE(ntt::compatibility(backend, c.log_n).compatible);
+  const std::size_t n = std::size_t{1} << c.log_n;
+  const std::size_t rows = static_cast<std::size_t>(c.q_rows + c.p_rows), digits = static_cast<std::size_t>(c.digits);
+  const std::size_t first_row = 1, key_rows = first_row + rows;  // row 0 unused: exercises the offsets
+  const std::vector<u64> moduli = testing::ntt_moduli(c.log_n, static_cast<int>(key_rows), c.bits);
+  const auto word = c.bits > 30 ? WordType::int64 : WordType::int32;
+  std::mt19937_64 rng(1000 + c.log_n * 17 + c.digits);
+  const auto random_row_word = [&](std::size_t id) { return rng() % moduli[id]; };
+
+  // The digits in coefficient form (digits blocks of rows rows), the
+  // reference's forward transform of each, and the emulated earlier passes.
+  std::vector<u64> ext(digits * rows * n);
+  for (std::size_t i = 0; i < ext.size(); ++i) ext[i] = random_row_word(first_row + (i / n) % rows);
+  std::vector<u64> transformed = ext;
+  const auto oracle = ntt::make_plan("radix2_indexed", {}, c.log_n, moduli, word);
+  for (std::size_t d = 0; d < digits; ++d) oracle->forward(transformed.data() + d * rows * n, {first_row, rows});
+  testing::KernelEmulator<Word> emulator(backend, c.log_n, moduli, 132);
+  const ntt::gpu::PassArgs<Word> region = emulator.forward_before_region(ext, {first_row, rows}, digits);
+
+  // Key (components from first_digit), table, c0, plaintext, [P]_(q).
+  const int first_digit = 1;
+  std::vector<u64> key((first_digit + digits) * 2 * key_rows * n);
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = random_row_word((i / n) % key_rows);
+  const std::vector<std::uint32_t> table =
+      c.galois ? galois_ntt_permutation(galois_element_for_step(3, c.log_n), c.log_n) : std::vector<std::uint32_t>{};
+  std::vector<u64> c0(static_cast<std::size_t>(c.q_rows) * n), plain(rows * n);
+  for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = random_row_word(first_row + i / n);
+  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = random_row_word(first_row + i / n);
+  std::vector<u64> p_mod_q(key_rows), p_shoup(key_rows);
+  std::vector<Modulus<u64>> device_moduli;
+  for (std::size_t id = 0; id < key_rows; ++id) {
+    p_mod_q[id] = random_row_word(id);
+    p_shoup[id] = shoup_companion<u64>(p_mod_q[id], moduli[id]);
+    device_moduli.emplace_back(moduli[id]);
+  }
+
+  cuda::ExtendedSumArgs s;
+  s.extended = ext.data();
+  s.digits = c.digits;
+  s.first_digit = first_digit;
+  s.key_rows = key_rows;
+  s.c0 = c0.data();
+  s.p_mod_q = p_mod_q.data();
+  s.p_mod_q_shoup = p_shoup.data();
+  s.first_row = first_row;
+  s.q_rows = static_cast<std::size_t>(c.q_rows);
+  s.rows = rows;
+  s.log_n = c.log_n;
+  s.moduli = device_moduli.data();
+  const cuda::RotationTerm term{key.data(), c.galois ? table.data() : nullptr, c.accumulate ? plain.data() : nullptr};
+  // Split outputs: Q rows of b and a, then the P block (b's, a's); sums:
+  // every row of b and a, starting from random words.
+  std::vector<u64> out_b(rows * n), out_a(rows * n), p_block(2 * static_cast<std::size_t>(c.p_rows) * n);
+  for (std::size_t i = 0; i < out_b.size(); ++i) {
+    out_b[i] = random_row_word(first_row + i / n);
+    out_a[i] = random_row_word(first_row + i / n);
+  }
+  const std::vector<u64> old_b = out_b, old_a = out_a;
+  const cuda::TermOutput out{out_b.data(), out_a.data(), c.accumulate ? nullptr : p_block.data(), c.accumulate};
+
+  const unsigned tiles = cuda::fused_tiles_per_block(c.digits, c.log_n);
+  const cuda::RegionKeyProductArgs<Word> f{region, term, s, out, tiles};
+  const auto grid_x = static_cast<std::uint32_t>((n >> ntt::gpu::kTileBits) / tiles);
+  const auto threads = static_cast<std::uint32_t>(tiles * digits * ntt::gpu::kThreadsPerTile);
+  std::mt19937_64 garbage(99);
+  const bool eight = region.stage_count == ntt::gpu::kTileBits;
+  if (eight && c.galois) emulate<Word, 0, true>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
+  if (eight && !c.galois) emulate<Word, 0, false>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
+  if (!eight && c.galois) emulate<Word, 2, true>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
+  if (!eight && !c.galois) emulate<Word, 2, false>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
+
+  std::size_t mismatches = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t id = first_row + r;
+    const u64 q = moduli[id];
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t source = c.galois ? table[k] : k;
+      u64 b = 0, a = 0;
+      for (std::size_t d = 0; d < digits; ++d) {
+        const u64 x = transformed[(d * rows + r) * n + source];
+        const std::size_t component = (first_digit + d) * 2;
+        b = add(b, mul(x, key[(component * key_rows + id) * n + k], q), q);
+        a = add(a, mul(x, key[((component + 1) * key_rows + id) * n + k], q), q);
+      }
+      const bool q_row = r < static_cast<std::size_t>(c.q_rows);
+      if (c.galois && q_row) b = add(b, mul(p_mod_q[id], c0[r * n + source], q), q);
+      if (c.accumulate) {
+        b = add(old_b[r * n + k], mul(b, plain[r * n + k], q), q);
+        a = add(old_a[r * n + k], mul(a, plain[r * n + k], q), q);
+      }
+      const std::size_t p_row = r - static_cast<std::size_t>(c.q_rows);
+      const u64 got_b = c.accumulate || q_row ? out_b[r * n + k] : p_block[p_row * n + k];
+      const u64 got_a = c.accumulate || q_row ? out_a[r * n + k] : p_block[(c.p_rows + p_row) * n + k];
+      mismatches += (got_b != b) + (got_a != a);
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
+  // Two output tiles a block at 5 digits, one at 9 and 16; the 6-stage
+  // region of radix8; logN 9 (two tiles a row) and 8 (the region alone).
+  check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 3, 2, false, false});
+  check<u64>({"radix16_compact", 12, 61, 9, 3, 2, true, false});
+  check<u64>({"radix8_compact", 12, 60, 7, 3, 2, true, true});
+  check<std::uint32_t>({"radix2_compact_group8_smem8", 11, 28, 16, 2, 1, true, false});
+  check<std::uint32_t>({"radix4_compact", 10, 28, 6, 2, 2, false, true});
+  check<u64>({"radix2_compact_group4_smem8", 9, 60, 5, 2, 1, false, true});
+  check<u64>({"radix2_compact_group8_smem8", 8, 60, 5, 1, 1, true, false});
+}
+
+}  // namespace
+}  // namespace fhe
