@@ -532,7 +532,7 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     }
     if (prepared.region) {  // the one rotation, fused with the ModUp's last pass
       cuda::RotationTerm term;
-      fill_terms(switched_keys, {}, 0, 1, &term);
+      fill_terms(switched_keys, {}, start, 1, &term);
       cuda::launch_region_key_product(*prepared.region, term, extended_sum_args(a),
                                       {outs_b[0], outs_a[0], outs_p[0], false}, stream());
     } else {
@@ -579,12 +579,12 @@ CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiph
                                                                  const std::vector<std::uint64_t>& elements,
                                                                  bool fuse_single) const {
   PreparedRotations prepared;
-  std::size_t switches = 0;
+  bool any_switch = false;
   for (std::uint64_t element : elements) {
     prepared.keys.push_back(element == 1 ? nullptr : &galois_key(element));
-    if (prepared.keys.back()) ++switches;
+    any_switch = any_switch || prepared.keys.back();
   }
-  if (switches > 0) prepared.region = extend(a.part(1), a.level, fuse_single && elements.size() == 1);
+  if (any_switch) prepared.region = extend(a.part(1), a.level, fuse_single && elements.size() == 1);
   return prepared;
 }
 

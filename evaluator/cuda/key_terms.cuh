@@ -21,6 +21,15 @@ FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
   return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
 }
 
+// A read-only global word: through the non-coherent path on the device.
+FHE_HD u64 load_read_only(const u64* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 // Both key halves at one extended position in one pass over every digit:
 // sum_d digit_word(d) * key[first_digit + d][b/a][key_word], exact in 128
 // bits, one reduction each. A thread issues the loads of DigitsPerRound
@@ -32,19 +41,10 @@ FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
 // to 56 registers and multiply_relinearize took 2 % longer
 // (docs/performance.md, session 6). Keys are read through the non-coherent
 // path (__ldg), like the digits.
-// A read-only global word: through the non-coherent path on the device.
-FHE_HD u64 load_read_only(const u64* p) {
-#if defined(__CUDA_ARCH__)
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
-
 template <int DigitsPerRound, typename DigitWord>
 FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
-                                  std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
-                                  u64& out_b, u64& out_a) {
+                              std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
+                              u64& out_b, u64& out_a) {
   u128 sum_b = 0, sum_a = 0;
   for (int first = 0; first < digits; first += DigitsPerRound) {
     u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
@@ -123,8 +123,8 @@ FHE_HD TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
 // so the rotation kernels carry no test of it (with a run-time test of the
 // table and c0, rotate_many[4] took 1.4 % longer).
 template <int DigitsPerRound, bool Galois, typename DigitWord>
-FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row,
-                              std::size_t r, std::size_t k, DigitWord digit_word, u64& b, u64& a) {
+FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row, std::size_t r,
+                          std::size_t k, DigitWord digit_word, u64& b, u64& a) {
   const std::size_t n = row.n, i = r * n + k;
   const u64 q = row.m.value;
   b = 0;

@@ -36,10 +36,9 @@ struct TermOutput {
 
 // `region`: forward_batch_before_region of the decomposition args.extended
 // (args.digits blocks of args.rows rows, kMinFusedDigits to kMaxFusedDigits
-// of them); the term as in
-// launch_rotation_terms, or relinearization's: the key, no table (then no
-// P c0 term).
-// The same words as the unfused region + inner product.
+// of them); the term as in launch_rotation_terms, or relinearization's: the
+// key, no table (then no P c0 term). The same words as the unfused region
+// + inner product.
 void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const RotationTerm& term,
                                const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream);
 

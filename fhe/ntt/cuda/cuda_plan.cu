@@ -173,7 +173,6 @@ class CudaPlan final : public NttPlan {
   }
 
  private:
-
   // The first `launch_count` passes of the direction's schedule.
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
@@ -213,17 +212,8 @@ class CudaPlan final : public NttPlan {
   template <typename Word>
   gpu::PassArgs<Word> pass_args(const DeviceTables<Word>& tables, const gpu::PassLaunch& launch,
                                 std::uint64_t* data, RowRange rows, std::size_t batch, bool forward) const {
-    return {data,
-            forward ? tables.forward.data() : tables.inverse.data(),
-            tables.constants.data(),
-            static_cast<std::uint32_t>(rows.first),
-            static_cast<std::uint32_t>(rows.count),
-            static_cast<std::uint32_t>(rows.count * batch),
-            static_cast<std::uint32_t>(log_n()),
-            static_cast<std::uint32_t>(launch.first_stage),
-            static_cast<std::uint32_t>(launch.stage_count),
-            tables.stride,
-            launch.address};
+    return gpu::make_pass_args(launch, data, forward ? tables.forward.data() : tables.inverse.data(),
+                               tables.constants.data(), tables.stride, rows, batch, log_n());
   }
 
   template <typename Word>

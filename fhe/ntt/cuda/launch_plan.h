@@ -73,6 +73,26 @@ inline std::vector<PassLaunch> make_pass_launches(const BackendInfo& backend,
   return launches;
 }
 
+// The arguments of a fused pass over `batch` blocks of the plan rows `rows`
+// (forward_batch's layout), with one direction's twiddle rows; shared by the
+// CUDA plan and the host emulator, so both launch with the same values.
+template <typename Word>
+PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, const TwiddlePair<Word>* twiddles,
+                              const RowConstants<Word>* constants, std::uint32_t table_stride, RowRange rows,
+                              std::size_t batch, int log_n) {
+  return {data,
+          twiddles,
+          constants,
+          static_cast<std::uint32_t>(rows.first),
+          static_cast<std::uint32_t>(rows.count),
+          static_cast<std::uint32_t>(rows.count * batch),
+          static_cast<std::uint32_t>(log_n),
+          static_cast<std::uint32_t>(launch.first_stage),
+          static_cast<std::uint32_t>(launch.stage_count),
+          table_stride,
+          launch.address};
+}
+
 struct LaunchShape {
   unsigned grid_x = 0, grid_y = 0, block = 0;
   std::size_t dynamic_shared_bytes = 0;

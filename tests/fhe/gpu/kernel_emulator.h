@@ -89,17 +89,8 @@ class KernelEmulator {
 
   ntt::gpu::PassArgs<Word> pass_args(const ntt::gpu::PassLaunch& launch, std::vector<std::uint64_t>& data,
                                      ntt::RowRange rows, std::size_t batch, bool forward) const {
-    return {data.data(),
-            forward ? tables_.forward.data() : tables_.inverse.data(),
-            tables_.constants.data(),
-            static_cast<std::uint32_t>(rows.first),
-            static_cast<std::uint32_t>(rows.count),
-            static_cast<std::uint32_t>(rows.count * batch),
-            static_cast<std::uint32_t>(log_n_),
-            static_cast<std::uint32_t>(launch.first_stage),
-            static_cast<std::uint32_t>(launch.stage_count),
-            tables_.stride,
-            launch.address};
+    return ntt::gpu::make_pass_args(launch, data.data(), forward ? tables_.forward.data() : tables_.inverse.data(),
+                                    tables_.constants.data(), tables_.stride, rows, batch, log_n_);
   }
 
   template <typename F>
