@@ -18,16 +18,16 @@ using ntt::gpu::kTileBits;
 // The three phases of region_key_product.cuh with a barrier between them.
 // Register cap 85 (3 blocks of 256 threads): a cap of 128 (no spills) was
 // no faster on the H200 (docs/performance.md, session 7).
-template <typename Word, int Skip, bool Galois>
+template <typename Word, int Skip, bool Consecutive, bool Galois>
 __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
     region_key_product_kernel(const __grid_constant__ RegionKeyProductArgs<Word> f) {
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, blockIdx.y, threadIdx.x);
-  ntt::gpu::forward_columns_at<Word, Skip>(f.region, shared, th);
+  ntt::gpu::forward_columns_at<Word, Skip, Consecutive>(f.region, shared, th);
   __syncthreads();
-  ntt::gpu::tile_rows_at<true, Word, Skip>(f.region, shared, th);
+  ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared, th);
   __syncthreads();
   fused_key_product<Word, Galois>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
 }
@@ -44,9 +44,11 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
   shape.dynamic_shared_bytes = std::size_t{tiles} * static_cast<std::size_t>(args.digits) * kPaddedTileWords * sizeof(Word);
   using Kernel = void (*)(RegionKeyProductArgs<Word>);
   const bool galois = term.table != nullptr;
-  const Kernel kernel = region.stage_count == kTileBits
-                            ? (galois ? region_key_product_kernel<Word, 0, true> : region_key_product_kernel<Word, 0, false>)
-                            : (galois ? region_key_product_kernel<Word, 2, true> : region_key_product_kernel<Word, 2, false>);
+  const Kernel kernel = ntt::gpu::with_region_variant(
+      region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() -> Kernel {
+        return galois ? region_key_product_kernel<Word, Skip, Consecutive, true>
+                      : region_key_product_kernel<Word, Skip, Consecutive, false>;
+      });
   // Overlapped like the NTT passes: the blocks load their twiddles while the
   // previous pass drains.
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, shape, stream, f));

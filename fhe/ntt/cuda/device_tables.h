@@ -96,6 +96,8 @@ inline StageTwiddleAddress make_stage_address(const BackendInfo& backend, int lo
       address.stride[r] = 1;
     }
   }
+  address.consecutive = true;
+  for (int r = 0; r < count; ++r) address.consecutive = address.consecutive && stage_groups_consecutive(address, r);
   return address;
 }
 

@@ -44,7 +44,9 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
   const Word q = a.constants[plan_row].q;
 
   StageTwiddles<Word, G> tw;
-  load_stage_twiddles<G, 0>(tw, [&](int r, int group) {
+  // Every global pass (one group or one digit) has its twiddles side by
+  // side; make_pass_launches checks it.
+  load_stage_twiddles<G, 0, true>(tw, [&](int r, int group) {
     return twiddles + twiddle_index(a.address, r, (block << r) + group);
   });
 

@@ -80,16 +80,66 @@ struct RowConstants {
 // Compact rows: base 2^s, shift 0, stride 1 (index 2^s + group). Strict radix
 // layout: base = digit offset + 2^rd - 1, shift rd, stride R - 1, so the R-1
 // twiddles of one radix-R butterfly are contiguous.
+// A thread loads, for the stage at round position j (r mod 4: the kernels
+// fuse rounds of at most 4 stages), the 2^j groups (b << j) + g, g < 2^j.
+// They lie side by side when shift[r] >= j or stride[r] == 1; `consecutive`
+// says that holds for every stage of the pass (all compact passes, strict
+// radix passes whose digits start their rounds), and the kernels then load
+// a stage's twiddles from one address with constant offsets instead of
+// evaluating the formula per twiddle.
+inline constexpr int kRoundStages = 4;
+
 struct StageTwiddleAddress {
   std::uint32_t base[kTileBits];
   std::uint32_t stride[kTileBits];
   std::uint32_t shift[kTileBits];
+  bool consecutive;
 };
+
+FHE_HD constexpr bool stage_groups_consecutive(const StageTwiddleAddress& address, int r) {
+  return address.shift[r] >= static_cast<std::uint32_t>(r % kRoundStages) || address.stride[r] == 1;
+}
 
 FHE_HD std::uint32_t twiddle_index(const StageTwiddleAddress& address, int r,
                                    std::uint32_t group) {
   const std::uint32_t shift = address.shift[r];
   return address.base[r] + (group >> shift) * address.stride[r] + (group & ((1u << shift) - 1u));
+}
+
+// Division of row and block indices (below 2^24) by a launch constant
+// d >= 1 with one multiply and a shift instead of the device's division
+// sequence (about 20 instructions): with l = ceil(log2 d) and
+// m = ceil(2^(24+l) / d), floor(n / d) = floor(n m / 2^(24+l)) for every
+// n < 2^24 (the round-up method: the error n (m d - 2^(24+l)) / (d 2^(24+l))
+// stays below 2^-l <= 1/d). m <= 2^25 fits a word.
+struct FastDivisor {
+  static constexpr int kNumeratorBits = 24;
+  std::uint32_t value = 1;
+  std::uint32_t multiplier = 1u << kNumeratorBits;
+  std::uint32_t shift = kNumeratorBits;
+
+  FastDivisor() = default;
+  FHE_HD FastDivisor(std::uint32_t d) : value(d) {  // NOLINT: converts like the integer it replaces
+    int l = 0;
+    while ((std::uint64_t{1} << l) < d) ++l;
+    shift = static_cast<std::uint32_t>(kNumeratorBits + l);
+    multiplier = static_cast<std::uint32_t>(((std::uint64_t{1} << shift) + d - 1) / d);
+  }
+  FHE_HD std::uint32_t quotient(std::uint32_t n) const {
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * multiplier) >> shift);
+  }
+  FHE_HD std::uint32_t remainder(std::uint32_t n) const { return n - quotient(n) * value; }
+};
+
+// log2 of a power of two (a block's tile count).
+FHE_HD std::uint32_t log2_of_power_of_two(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__ffs(static_cast<int>(x)) - 1);
+#else
+  std::uint32_t l = 0;
+  while ((1u << l) < x) ++l;
+  return l;
+#endif
 }
 
 // Arguments of a fused pass (global group/digit or shared region).
@@ -101,8 +151,9 @@ struct PassArgs {
   std::uint32_t first_row;              // plan row of data row 0
   // Data row r is plan row first_row + r % batch_rows: a batch of blocks,
   // each covering the same plan rows, in one launch (batch_rows = row_count
-  // for a single block).
-  std::uint32_t batch_rows;
+  // for a single block); batch_count = row_count / batch_rows.
+  FastDivisor batch_rows;
+  FastDivisor batch_count;
   std::uint32_t row_count;
   std::uint32_t log_n;
   std::uint32_t first_stage;  // forward stage of the pass's first stage
@@ -134,17 +185,17 @@ struct IndexedStageArgs {
   const RowConstants<Word>* constants;
   const IndexEntry* entries;  // this stage's N/2 entries, shared by all rows
   std::uint32_t first_row;
-  std::uint32_t batch_rows;  // as in PassArgs
+  FastDivisor batch_rows;  // as in PassArgs
   std::uint32_t log_n;
   std::uint32_t stage;
   std::uint32_t table_stride;
 };
 
 // The plan row (prime) of data row `row` of a launch. Rows of the first (or
-// only) block skip the division: an unbatched transform pays no modulo.
+// only) block skip the division: an unbatched transform pays no remainder.
 template <typename Args>
 FHE_HD std::uint32_t plan_row_of(const Args& a, std::uint32_t row) {
-  return a.first_row + (row < a.batch_rows ? row : row % a.batch_rows);
+  return a.first_row + (row < a.batch_rows.value ? row : a.batch_rows.remainder(row));
 }
 
 }  // namespace fhe::ntt::gpu

@@ -54,6 +54,10 @@ inline std::vector<PassLaunch> make_pass_launches(const BackendInfo& backend,
                                 " stages does not fit the CUDA kernels");
         }
         launch.address = make_stage_address(backend, log_n, pass.first_stage, pass.stage_count);
+        if (!launch.address.consecutive) {  // the global pass kernel assumes it
+          throw InvalidArgument("backend " + std::string(backend.name) + ", logN " + std::to_string(log_n) +
+                                ": a global pass whose twiddles are not side by side");
+        }
         break;
       case PassKind::shared_region:
         launch.kernel = KernelKind::shared_region;
@@ -80,11 +84,17 @@ template <typename Word>
 PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, const TwiddlePair<Word>* twiddles,
                               const RowConstants<Word>* constants, std::uint32_t table_stride, RowRange rows,
                               std::size_t batch, int log_n) {
+  // The kernels divide row and tile indices with FastDivisor.
+  if ((rows.count * batch) << std::max(log_n - kTileBits, 0) >= (std::size_t{1} << FastDivisor::kNumeratorBits)) {
+    throw InvalidArgument("an NTT launch of " + std::to_string(rows.count * batch) + " rows at logN " +
+                          std::to_string(log_n) + " exceeds the kernels' index range");
+  }
   return {data,
           twiddles,
           constants,
           static_cast<std::uint32_t>(rows.first),
-          static_cast<std::uint32_t>(rows.count),
+          FastDivisor(static_cast<std::uint32_t>(rows.count)),
+          FastDivisor(static_cast<std::uint32_t>(batch)),
           static_cast<std::uint32_t>(rows.count * batch),
           static_cast<std::uint32_t>(log_n),
           static_cast<std::uint32_t>(launch.first_stage),

@@ -12,10 +12,21 @@
 // take other intermediate values.
 #pragma once
 
+#include <type_traits>
+
 #include "fhe/arith/modarith.h"
 #include "fhe/ntt/cuda/kernel_params.h"
 
 namespace fhe::ntt::gpu {
+
+// x - m if x >= m, else x, for x < 2m and m <= 2^(W-1) (W the word's bits,
+// true of every bound below): the difference's sign bit decides, one test
+// of one 32-bit half instead of a two-word comparison for 64-bit words.
+template <typename Word>
+FHE_HD Word subtract_if_at_least(Word x, Word m) {
+  const Word difference = x - m;
+  return static_cast<std::make_signed_t<Word>>(difference) < 0 ? x : difference;
+}
 
 // The lazy product x * w mod q in [0, M) for any word x.
 template <typename Word>
@@ -37,7 +48,7 @@ FHE_HD Word lazy_bound(Word q) {
 template <typename Word>
 FHE_HD void forward_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
   const Word m = lazy_bound(q);
-  const Word u = x >= m ? x - m : x;
+  const Word u = subtract_if_at_least(x, m);
   const Word v = lazy_product<Word>(y, w, q);
   x = u + v;
   y = u - v + m;
@@ -49,7 +60,7 @@ FHE_HD void inverse_butterfly(Word& x, Word& y, TwiddlePair<Word> w, Word q) {
   const Word m = lazy_bound(q);
   const Word sum = x + y;
   const Word difference = x - y + m;
-  x = sum >= m ? sum - m : sum;
+  x = subtract_if_at_least(sum, m);
   y = lazy_product<Word>(difference, w, q);
 }
 
@@ -66,9 +77,9 @@ FHE_HD void inverse_butterfly_scaled(Word& x, Word& y, const RowConstants<Word>&
 // [0, 2M) -> [0, q): the forward transform's final reduction.
 template <typename Word>
 FHE_HD Word reduce_forward_output(Word x, Word q) {
-  if constexpr (sizeof(Word) == 8) x = x >= 4 * q ? x - 4 * q : x;
-  x = x >= 2 * q ? x - 2 * q : x;
-  return x >= q ? x - q : x;
+  if constexpr (sizeof(Word) == 8) x = subtract_if_at_least<Word>(x, 4 * q);
+  x = subtract_if_at_least<Word>(x, 2 * q);
+  return subtract_if_at_least<Word>(x, q);
 }
 
 }  // namespace fhe::ntt::gpu

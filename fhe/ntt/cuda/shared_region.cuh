@@ -18,6 +18,17 @@
 
 namespace fhe::ntt::gpu {
 
+// Calls f.template operator()<Skip, Consecutive>() for a region of
+// `stage_count` stages: 8 (Skip 0) or 6 (Skip 2, radix8_compact), loading
+// its twiddles at constant offsets when they lie side by side
+// (StageTwiddleAddress::consecutive). The one place that maps a region to
+// its kernel instantiation.
+template <typename F>
+decltype(auto) with_region_variant(std::uint32_t stage_count, bool consecutive, F&& f) {
+  if (stage_count != static_cast<std::uint32_t>(kTileBits)) return f.template operator()<2, false>();
+  return consecutive ? f.template operator()<0, true>() : f.template operator()<0, false>();
+}
+
 // Which tile and lane a thread of a block works on.
 struct TileThread {
   bool valid;                   // false past the last tile of the launch
@@ -38,11 +49,13 @@ FHE_HD std::uint32_t block_first_tile(const PassArgs<Word>& a, std::uint32_t blo
                                       std::uint32_t tiles_per_block) {
   const std::uint32_t tiles_per_row_log = a.log_n - kTileBits;
   const std::uint32_t in_order = block_index * tiles_per_block;
-  if (a.row_count <= a.batch_rows || tiles_per_block > (1u << tiles_per_row_log)) return in_order;
-  const std::uint32_t blocks_per_row = (1u << tiles_per_row_log) / tiles_per_block;
-  const std::uint32_t visit = block_index / blocks_per_row, batches = a.row_count / a.batch_rows;
-  const std::uint32_t data_row = (visit % batches) * a.batch_rows + visit / batches;
-  return (data_row << tiles_per_row_log) + (block_index % blocks_per_row) * tiles_per_block;
+  if (a.batch_count.value == 1 || tiles_per_block > (1u << tiles_per_row_log)) return in_order;
+  const std::uint32_t blocks_per_row_log = tiles_per_row_log - log2_of_power_of_two(tiles_per_block);
+  const std::uint32_t visit = block_index >> blocks_per_row_log;
+  const std::uint32_t row_in_batch = a.batch_count.quotient(visit);
+  const std::uint32_t copy = visit - row_in_batch * a.batch_count.value;
+  const std::uint32_t data_row = copy * a.batch_rows.value + row_in_batch;
+  return (data_row << tiles_per_row_log) + (block_index & ((1u << blocks_per_row_log) - 1u)) * tiles_per_block;
 }
 
 template <typename Word>
@@ -64,11 +77,12 @@ FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t bloc
 // sub-block whose group index at local stage FirstLocal is `block_group`.
 // Stages before the region's first (local index < Skip) belong to earlier
 // passes; Skip is a template argument so no stage hides behind a branch.
-template <int FirstLocal, int Skip, typename Word>
+// Consecutive: the pass's twiddle groups lie side by side (kernel_params.h).
+template <int FirstLocal, int Skip, bool Consecutive, typename Word>
 FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>& a,
                                 const TwiddlePair<Word>* twiddles, std::uint32_t block_group) {
   constexpr int kRoundSkip = Skip > FirstLocal ? Skip - FirstLocal : 0;
-  load_stage_twiddles<4, kRoundSkip>(tw, [&](int r, int group) {
+  load_stage_twiddles<4, kRoundSkip, Consecutive>(tw, [&](int r, int group) {
     return twiddles + twiddle_index(a.address, FirstLocal + r, (block_group << r) + group);
   });
 }
@@ -99,12 +113,12 @@ FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const Tile
 // the 16 lanes), local stages 0-3, into shared memory.
 // The phases' `_at` forms run a tile the caller chose (the evaluator's fused
 // ModUp and key inner product); the others locate it from the block.
-template <typename Word, int Skip>
+template <typename Word, int Skip, bool Consecutive>
 FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const std::uint64_t* tile = a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
-  load_round_twiddles<0, Skip>(tw, a, row_twiddles(a, th), th.tile);
+  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
   wait_for_previous_kernel();  // the data is the previous pass's output
   Word v[1][kWordsPerThread];
 #pragma unroll
@@ -115,20 +129,20 @@ FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const Tile
   for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
 }
 
-template <typename Word, int Skip>
+template <typename Word, int Skip, bool Consecutive>
 FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                             std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (th.valid) forward_columns_at<Word, Skip>(a, shared, th);
+  if (th.valid) forward_columns_at<Word, Skip, Consecutive>(a, shared, th);
 }
 
 // Phase 2 of both directions: rows in shared memory, local stages 4-7
 // (forward, then the final reduction to [0, q)) or 7-4 (inverse).
-template <bool Forward, typename Word, int Skip>
+template <bool Forward, typename Word, int Skip, bool Consecutive>
 FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
-  load_round_twiddles<4, Skip>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
+  load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
   Word v[1][kWordsPerThread];
 #pragma unroll
@@ -144,11 +158,11 @@ FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread
   }
 }
 
-template <bool Forward, typename Word, int Skip>
+template <bool Forward, typename Word, int Skip, bool Consecutive>
 FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                       std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (th.valid) tile_rows_at<Forward, Word, Skip>(a, shared, th);
+  if (th.valid) tile_rows_at<Forward, Word, Skip, Consecutive>(a, shared, th);
 }
 
 // Moves the block's tiles between shared and global memory as coalesced
@@ -180,14 +194,14 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
 }
 
 // Inverse phase 3: columns, local stages 3-0, stored straight to global memory.
-template <typename Word, int Skip>
+template <typename Word, int Skip, bool Consecutive>
 FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                             std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
-  load_round_twiddles<0, Skip>(tw, a, row_twiddles(a, th), th.tile);
+  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
   Word v[1][kWordsPerThread];
 #pragma unroll

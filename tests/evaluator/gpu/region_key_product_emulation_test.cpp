@@ -40,7 +40,7 @@ u64 add(u64 x, u64 y, u64 q) { return (x + y) % q; }
 
 // The kernel's three phases over every block of the launch, as the device
 // runs them (a barrier between phases).
-template <typename Word, int Skip, bool Galois>
+template <typename Word, int Skip, bool Consecutive, bool Galois>
 void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, std::uint32_t grid_y,
              std::uint32_t threads, std::mt19937_64& garbage) {
   std::vector<Word> shared(static_cast<std::size_t>(threads / ntt::gpu::kThreadsPerTile) *
@@ -49,11 +49,11 @@ void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, st
     for (std::uint32_t x = 0; x < grid_x; ++x) {
       for (Word& w : shared) w = static_cast<Word>(garbage());
       for (std::uint32_t t = 0; t < threads; ++t) {
-        ntt::gpu::forward_columns_at<Word, Skip>(f.region, shared.data(),
+        ntt::gpu::forward_columns_at<Word, Skip, Consecutive>(f.region, shared.data(),
                                                  cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
       }
       for (std::uint32_t t = 0; t < threads; ++t) {
-        ntt::gpu::tile_rows_at<true, Word, Skip>(f.region, shared.data(),
+        ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared.data(),
                                                  cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
       }
       for (std::uint32_t t = 0; t < threads; ++t) cuda::fused_key_product<Word, Galois>(f, shared.data(), x, y, t, threads);
@@ -131,11 +131,14 @@ void check(const Case& c) {
   const auto grid_x = static_cast<std::uint32_t>((n >> ntt::gpu::kTileBits) / tiles);
   const auto threads = static_cast<std::uint32_t>(tiles * digits * ntt::gpu::kThreadsPerTile);
   std::mt19937_64 garbage(99);
-  const bool eight = region.stage_count == ntt::gpu::kTileBits;
-  if (eight && c.galois) emulate<Word, 0, true>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
-  if (eight && !c.galois) emulate<Word, 0, false>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
-  if (!eight && c.galois) emulate<Word, 2, true>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
-  if (!eight && !c.galois) emulate<Word, 2, false>(f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage);
+  ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
+    const auto grid_y = static_cast<std::uint32_t>(rows);
+    if (c.galois) {
+      emulate<Word, Skip, Consecutive, true>(f, grid_x, grid_y, threads, garbage);
+    } else {
+      emulate<Word, Skip, Consecutive, false>(f, grid_x, grid_y, threads, garbage);
+    }
+  });
 
   std::size_t mismatches = 0;
   for (std::size_t r = 0; r < rows; ++r) {

@@ -128,18 +128,17 @@ class KernelEmulator {
 
   void run_shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
                          bool forward) {
-    if (args.stage_count == ntt::gpu::kTileBits) {
-      shared_region<0>(args, shape, forward);
-    } else if (args.stage_count == ntt::gpu::kTileBits - 2) {
-      shared_region<2>(args, shape, forward);
-    } else {
+    if (!ntt::gpu::shared_region_supported(static_cast<int>(args.stage_count))) {
       throw std::logic_error("shared region of unexpected stage count");
     }
+    ntt::gpu::with_region_variant(args.stage_count, args.address.consecutive, [&]<int Skip, bool Consecutive>() {
+      shared_region<Skip, Consecutive>(args, shape, forward);
+    });
   }
 
   // Each phase runs for every thread of the block before the next (the
   // kernel's barriers); shared memory starts as garbage, as on the device.
-  template <int Skip>
+  template <int Skip, bool Consecutive>
   void shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
                      bool forward) {
     std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
@@ -149,13 +148,13 @@ class KernelEmulator {
         for (std::uint32_t t = 0; t < shape.block; ++t) body(args, shared.data(), block, shape.tiles_per_block, t);
       };
       if (forward) {
-        phase(ntt::gpu::forward_columns<Word, Skip>);
-        phase(ntt::gpu::tile_rows<true, Word, Skip>);
+        phase(ntt::gpu::forward_columns<Word, Skip, Consecutive>);
+        phase(ntt::gpu::tile_rows<true, Word, Skip, Consecutive>);
         phase(ntt::gpu::copy_tiles<Word, true>);
       } else {
         phase(ntt::gpu::copy_tiles<Word, false>);
-        phase(ntt::gpu::tile_rows<false, Word, Skip>);
-        phase(ntt::gpu::inverse_columns<Word, Skip>);
+        phase(ntt::gpu::tile_rows<false, Word, Skip, Consecutive>);
+        phase(ntt::gpu::inverse_columns<Word, Skip, Consecutive>);
       }
     }
   }

@@ -3,8 +3,11 @@
 // 8-13, forward and inverse, 64-bit (60- and 61-bit primes) and 32-bit
 // arithmetic, with a row offset and with the launch shapes of a large and of
 // a one-SM device (the latter on a batch of three blocks of the same plan
-// rows). Runs without a GPU, so CI checks the kernels' logic.
+// rows). Runs without a GPU, so CI checks the kernels' logic; also the
+// index arithmetic they share (FastDivisor, consecutive twiddle groups).
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "fhe/ntt/host_transform.h"
 #include "fhe/ntt/registry.h"
@@ -89,6 +92,62 @@ TEST(NttLaunchShape, ManyRowsGetTheThroughputKernelsOneRowTheLatencyKernels) {
       EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 5, 132, 8).throughput) << name;
     }
   }
+}
+
+// The kernels divide row and block indices by launch constants with a
+// multiply and a shift: exact for every divisor against / and %, at the
+// small and the large end of the numerator range.
+TEST(FastDivisor, MatchesIntegerDivision) {
+  std::mt19937 random(3);
+  for (std::uint32_t d = 1; d <= 5000; ++d) {
+    const fhe::ntt::gpu::FastDivisor divisor(d);
+    for (int i = 0; i < 200; ++i) {
+      const std::uint32_t n = i < 100 ? static_cast<std::uint32_t>(i) * 997u % (1u << 24)
+                                      : (1u << 24) - 1u - static_cast<std::uint32_t>(random() % 100000);
+      ASSERT_EQ(divisor.quotient(n), n / d) << n << " / " << d;
+      ASSERT_EQ(divisor.remainder(n), n % d) << n << " % " << d;
+    }
+  }
+  const fhe::ntt::gpu::FastDivisor large((1u << 24) - 3);
+  EXPECT_EQ(large.quotient((1u << 24) - 1), 1u);
+  EXPECT_EQ(large.remainder((1u << 24) - 1), 2u);
+}
+
+// A pass marked `consecutive` has, at every stage, the twiddles of one
+// thread's groups side by side, which the kernels rely on to load them at
+// constant offsets from the first. Checked for every pass of every
+// backend at logN 8-17, over many thread groups; compact passes are always
+// marked, and so are the strict radix passes at least sometimes.
+TEST(StageTwiddleAddress, ConsecutiveGroupsAreSideBySide) {
+  int compact = 0, strict = 0;
+  for (int log_n = 8; log_n <= 17; ++log_n) {
+    for (const auto& backend : fhe::ntt::all_backends()) {
+      if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
+      const auto schedule = fhe::ntt::make_schedule(backend, log_n);
+      for (const auto& launch : fhe::ntt::gpu::make_pass_launches(backend, schedule, true)) {
+        if (launch.kernel == fhe::ntt::gpu::KernelKind::indexed_stage) continue;
+        const auto& address = launch.address;
+        const bool is_strict = backend.family == fhe::ntt::BackendFamily::strict_radix;
+        if (!is_strict) EXPECT_TRUE(address.consecutive) << backend.name << " logN " << log_n;
+        if (!address.consecutive) continue;
+        (is_strict ? strict : compact) += 1;
+        const int stages = launch.kernel == fhe::ntt::gpu::KernelKind::shared_region ? fhe::ntt::gpu::kTileBits
+                                                                                      : launch.stage_count;
+        for (int r = 0; r < stages; ++r) {
+          const int j = r % fhe::ntt::gpu::kRoundStages;
+          for (std::uint32_t b = 0; b < 300; ++b) {
+            const std::uint32_t first = fhe::ntt::gpu::twiddle_index(address, r, b << j);
+            for (std::uint32_t g = 0; g < (1u << j); ++g) {
+              ASSERT_EQ(fhe::ntt::gpu::twiddle_index(address, r, (b << j) + g), first + g)
+                  << backend.name << " logN " << log_n << " stage " << r << " block group " << b;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compact, 0);
+  EXPECT_GT(strict, 0);
 }
 
 }  // namespace
