@@ -52,10 +52,9 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
 
   wait_for_previous_kernel();  // the data is the previous pass's output
   Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
-  // Word offsets below N fit 32 bits: one multiply-add per address instead of a 64-bit shift and add.
 #pragma unroll
   for (int k = 0; k < kSpan; ++k) {
-    const std::uint64_t* p = base + (static_cast<std::uint32_t>(k) << stride_log);
+    const std::uint64_t* p = base + (static_cast<std::size_t>(k) << stride_log);
     if constexpr (kLanes == 2) {
       std::uint64_t first, second;
       load_two(p, first, second);
@@ -79,7 +78,7 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
 
 #pragma unroll
   for (int k = 0; k < kSpan; ++k) {
-    std::uint64_t* p = base + (static_cast<std::uint32_t>(k) << stride_log);
+    std::uint64_t* p = base + (static_cast<std::size_t>(k) << stride_log);
     if constexpr (kLanes == 2) {
       store_two(p, v[0][k], v[1][k]);
     } else {

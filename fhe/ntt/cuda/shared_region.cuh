@@ -137,19 +137,12 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
 }
 
 // Phase 2 of both directions: rows in shared memory, local stages 4-7
-// (forward, then the final reduction to [0, q)) or 7-4 (inverse). Its
-// twiddles, one pair per thread and stage, can be loaded ahead
-// (load_rows_twiddles): the inverse kernel does so before phase 1, whose
-// copy holds few registers, so their latency overlaps the tile loads.
-template <typename Word, int Skip, bool Consecutive>
-FHE_HD void load_rows_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>& a, const TileThread& th) {
-  load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
-}
-
-template <bool Forward, typename Word, int Skip>
-FHE_HD void tile_rows_with(const PassArgs<Word>& a, Word* shared, const TileThread& th,
-                           const StageTwiddles<Word, 4>& tw) {
+// (forward, then the final reduction to [0, q)) or 7-4 (inverse).
+template <bool Forward, typename Word, int Skip, bool Consecutive>
+FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
   Word v[1][kWordsPerThread];
 #pragma unroll
@@ -163,13 +156,6 @@ FHE_HD void tile_rows_with(const PassArgs<Word>& a, Word* shared, const TileThre
       own[padded(16 * th.lane + k)] = v[0][k];
     }
   }
-}
-
-template <bool Forward, typename Word, int Skip, bool Consecutive>
-FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
-  StageTwiddles<Word, 4> tw;
-  load_rows_twiddles<Word, Skip, Consecutive>(tw, a, th);
-  tile_rows_with<Forward, Word, Skip>(a, shared, th, tw);
 }
 
 template <bool Forward, typename Word, int Skip, bool Consecutive>

@@ -19,14 +19,9 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region
     __syncthreads();
     copy_tiles<Word, true>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
   } else {
-    // The rows phase's twiddles first: they overlap the previous kernel's
-    // tail and the tile loads (the same values tile_rows would load).
-    const TileThread th = locate_tile_thread(args, blockIdx.x, tiles_per_block, threadIdx.x);
-    StageTwiddles<Word, 4> tw;
-    if (th.valid) load_rows_twiddles<Word, Skip, Consecutive>(tw, args, th);
     copy_tiles<Word, false>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
-    if (th.valid) tile_rows_with<false, Word, Skip>(args, shared, th, tw);
+    tile_rows<false, Word, Skip, Consecutive>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();
     inverse_columns<Word, Skip, Consecutive>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
   }
