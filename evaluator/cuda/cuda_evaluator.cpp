@@ -9,6 +9,7 @@
 
 #include "evaluator/cuda/eval_kernels.h"
 #include "evaluator/cuda/region_key_product.h"
+#include "evaluator/cuda/region_scale_down.h"
 #include "evaluator/cuda_workspace.h"
 #include "fhe/ckks/galois.h"
 #include "fhe/core/device_info.h"
@@ -257,12 +258,24 @@ void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts
   plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, count, {stream()});
   cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, static_cast<int>(count),
                           log_n_, stream());
-  plan_.forward_batch(conv, {first, rows}, count, {stream()});
   cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
   for (std::size_t i = 0; i < count; ++i) {
     items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
   }
-  cuda::launch_scale_down_finish(c.mod_down, items, static_cast<int>(count), first, log_n_, moduli_.data(),
+  scale_down_to_ntt(c.mod_down, conv, {first, rows}, items, count);
+}
+
+void CudaEvaluator::scale_down_to_ntt(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted,
+                                      ntt::RowRange kept, const cuda::ScaleDownItem* items,
+                                      std::size_t count) const {
+  // The forward transform's last pass fused with the finish where the plan
+  // ends in the shared-memory region (every backend but radix2_indexed).
+  if (const auto region = ntt::forward_batch_before_region(plan_, converted, kept, count, {stream()})) {
+    cuda::launch_region_scale_down(*region, scale_down, items, static_cast<int>(count), stream());
+    return;
+  }
+  plan_.forward_batch(converted, kept, count, {stream()});
+  cuda::launch_scale_down_finish(scale_down, items, static_cast<int>(count), kept.first, log_n_, moduli_.data(),
                                  stream());
 }
 
@@ -445,9 +458,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
   plan_.inverse_batch(dropped, {first, 1}, a.parts, {stream()});
   cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
                           stream());
-  plan_.forward_batch(conv, {first + 1, kept}, a.parts, {stream()});
-  cuda::launch_scale_down_finish(c.rescale, items, static_cast<int>(a.parts), first + 1, log_n_, moduli_.data(),
-                                 stream());
+  scale_down_to_ntt(c.rescale, conv, {first + 1, kept}, items, a.parts);
 }
 
 void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {

@@ -43,6 +43,7 @@ namespace fhe {
 
 namespace cuda {
 struct ExtendedSumArgs;  // evaluator/cuda/eval_kernels.h
+struct ScaleDownItem;    // evaluator/cuda/eval_kernels.h
 }
 
 struct CudaEvaluatorOptions {
@@ -186,6 +187,11 @@ class CudaEvaluator {
   // ModDown of up to 2 x kHoistedRotationsPerLaunch parts whose P rows lie
   // back to back in `p_rows` (part i's at i x P rows; transformed in place).
   void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
+  // RnsScaleDown's last steps (ModDown and rescale): `converted` (count
+  // blocks of the kept rows, coefficient form) to NTT form and the finish
+  // of each item, fused where the plan ends in the shared-memory region.
+  void scale_down_to_ntt(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted, ntt::RowRange kept,
+                         const cuda::ScaleDownItem* items, std::size_t count) const;
   // ModUp of `input` (Q rows at `level`, NTT form) into extended_: every
   // digit over the level's QP rows. With `leave_region`, when the plan's
   // forward transform ends in the shared-memory region and the digit count

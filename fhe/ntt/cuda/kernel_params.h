@@ -170,6 +170,9 @@ struct ForwardRegion {
   bool is_wide = true;
   PassArgs<std::uint64_t> wide{};
   PassArgs<std::uint32_t> narrow{};
+  // The NTT's own block layout for the region (LaunchShape::tiles_per_block),
+  // for a caller whose kernel keeps it (the ModDown and rescale finish).
+  std::uint32_t tiles_per_block = 0;
 };
 
 // One radix-2 butterfly of radix2_indexed: its top word and twiddle index.

@@ -165,16 +165,17 @@ FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block
   if (th.valid) tile_rows_at<Forward, Word, Skip, Consecutive>(a, shared, th);
 }
 
-// Moves the block's tiles between shared and global memory as coalesced
-// 16-byte pairs (forward phase 3 stores, inverse phase 1 loads).
-template <typename Word, bool Store>
-FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
-                       std::uint32_t tiles_per_block, std::uint32_t thread) {
+// Calls pair(offset, first, second) for the thread's share of the block's
+// tiles, two neighbouring words at a time: `offset` is the first word's
+// index in the launch's data (data row x N + position), `first` and
+// `second` the two words in shared memory. Across a warp the offsets are
+// consecutive, so 16-byte global accesses at them coalesce.
+template <typename Word, typename Pair>
+FHE_HD void for_each_tile_pair(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                               std::uint32_t tiles_per_block, std::uint32_t thread, Pair&& pair) {
   const std::uint32_t threads = tiles_per_block * kThreadsPerTile;
   const std::uint32_t total_tiles = a.row_count << (a.log_n - kTileBits);
   const std::uint32_t first_tile = block_first_tile(a, block_index, tiles_per_block);
-  std::uint64_t* block_data = a.data + static_cast<std::size_t>(first_tile) * kTileWords;
-  if constexpr (!Store) wait_for_previous_kernel();  // the data is the previous pass's output
 #pragma unroll
   for (int p = 0; p < kWordsPerThread / 2; ++p) {
     const std::uint32_t word = 2 * (thread + p * threads);
@@ -182,15 +183,27 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
     if (first_tile + tile_in_block >= total_tiles) continue;
     Word* own = shared + tile_in_block * kPaddedTileWords;
     const std::uint32_t within = word & (kTileWords - 1);
-    if constexpr (Store) {
-      store_two(block_data + word, own[padded(within)], own[padded(within + 1)]);
-    } else {
-      std::uint64_t first, second;
-      load_two(block_data + word, first, second);
-      own[padded(within)] = static_cast<Word>(first);
-      own[padded(within + 1)] = static_cast<Word>(second);
-    }
+    pair(static_cast<std::size_t>(first_tile) * kTileWords + word, own[padded(within)], own[padded(within + 1)]);
   }
+}
+
+// Moves the block's tiles between shared and global memory as coalesced
+// 16-byte pairs (forward phase 3 stores, inverse phase 1 loads).
+template <typename Word, bool Store>
+FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                       std::uint32_t tiles_per_block, std::uint32_t thread) {
+  if constexpr (!Store) wait_for_previous_kernel();  // the data is the previous pass's output
+  for_each_tile_pair(a, shared, block_index, tiles_per_block, thread,
+                     [&](std::size_t offset, Word& first, Word& second) {
+                       if constexpr (Store) {
+                         store_two(a.data + offset, first, second);
+                       } else {
+                         std::uint64_t x, y;
+                         load_two(a.data + offset, x, y);
+                         first = static_cast<Word>(x);
+                         second = static_cast<Word>(y);
+                       }
+                     });
 }
 
 // Inverse phase 3: columns, local stages 3-0, stored straight to global memory.

@@ -1,0 +1,76 @@
+// The fused region + RnsScaleDown finish (region_scale_down.h).
+#include "evaluator/cuda/region_scale_down.h"
+
+#include <string>
+
+#include "evaluator/cuda/region_scale_down.cuh"
+#include "fhe/core/error.h"
+#include "fhe/cuda/check.h"
+#include "fhe/ntt/cuda/kernels.h"
+
+namespace fhe::cuda {
+namespace {
+
+using ntt::gpu::kThreadsPerTile;
+using ntt::gpu::kTileBits;
+
+// The NTT region kernel's first two phases, then the finish instead of the
+// store; the register cap of the NTT's throughput region kernel.
+template <typename Word, int Skip, bool Consecutive>
+__global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThroughputMinBlocksPerSm)
+    region_scale_down_kernel(const __grid_constant__ RegionScaleDownArgs<Word> f) {
+  ntt::gpu::allow_next_kernel_launch();
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Word* shared = reinterpret_cast<Word*>(shared_bytes);
+  const std::uint32_t tiles_per_block = blockDim.x / kThreadsPerTile;
+  ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  __syncthreads();
+  ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  __syncthreads();
+  scale_down_tiles<Word>(f, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+}
+
+template <typename Word>
+void launch_for_word(const ntt::gpu::PassArgs<Word>& region, unsigned tiles_per_block,
+                     const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,
+                     cudaStream_t stream) {
+  RegionScaleDownArgs<Word> f{region, scale_down, {}};
+  for (int i = 0; i < item_count; ++i) f.items[i] = items[i];
+  const std::size_t tiles = std::size_t{region.row_count} << (region.log_n - kTileBits);
+  ntt::gpu::LaunchShape shape;
+  shape.block = tiles_per_block * kThreadsPerTile;
+  shape.grid_x = static_cast<unsigned>((tiles + tiles_per_block - 1) / tiles_per_block);
+  shape.grid_y = 1;
+  shape.dynamic_shared_bytes = std::size_t{tiles_per_block} * ntt::gpu::kPaddedTileWords * sizeof(Word);
+  using Kernel = void (*)(RegionScaleDownArgs<Word>);
+  const Kernel kernel = ntt::gpu::with_region_variant(
+      region.stage_count, region.address.consecutive,
+      [&]<int Skip, bool Consecutive>() -> Kernel { return region_scale_down_kernel<Word, Skip, Consecutive>; });
+  // Overlapped like the NTT passes: the blocks load their twiddles while the
+  // previous pass drains.
+  FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, shape, stream, f));
+}
+
+}  // namespace
+
+void launch_region_scale_down(const ntt::gpu::ForwardRegion& region, const DeviceScaleDown& scale_down,
+                              const ScaleDownItem* items, int item_count, cudaStream_t stream) {
+  const auto& wide = region.wide;
+  const auto& narrow = region.narrow;
+  const std::uint32_t rows = region.is_wide ? wide.batch_rows.value : narrow.batch_rows.value;
+  const std::uint32_t blocks = region.is_wide ? wide.batch_count.value : narrow.batch_count.value;
+  if (item_count < 1 || item_count > kMaxScaleDownItems || static_cast<std::uint32_t>(item_count) != blocks ||
+      rows != static_cast<std::uint32_t>(scale_down.kept_rows) || region.tiles_per_block == 0) {
+    throw InvalidArgument("launch_region_scale_down: " + std::to_string(item_count) + " items (1 to " +
+                          std::to_string(kMaxScaleDownItems) + ", one per region block: " + std::to_string(blocks) +
+                          "), region rows " + std::to_string(rows) + " against " +
+                          std::to_string(scale_down.kept_rows) + " kept rows");
+  }
+  if (region.is_wide) {
+    launch_for_word(wide, region.tiles_per_block, scale_down, items, item_count, stream);
+  } else {
+    launch_for_word(narrow, region.tiles_per_block, scale_down, items, item_count, stream);
+  }
+}
+
+}  // namespace fhe::cuda

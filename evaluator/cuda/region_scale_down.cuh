@@ -1,0 +1,57 @@
+// The fused region + RnsScaleDown finish's last phase (the kernel in
+// region_scale_down.cu runs the NTT's forward_columns and tile_rows before
+// it). FHE_HD, so the host emulation test
+// (tests/evaluator/gpu/region_scale_down_emulation_test.cpp) runs it
+// thread by thread.
+#pragma once
+
+#include <cstdint>
+
+#include "evaluator/cuda/device_conversion.h"
+#include "evaluator/cuda/eval_kernels.h"
+#include "fhe/arith/modarith.h"
+#include "fhe/ntt/cuda/shared_region.cuh"
+
+namespace fhe::cuda {
+
+template <typename Word>
+struct RegionScaleDownArgs {
+  ntt::gpu::PassArgs<Word> region;  // item_count blocks of the kept rows
+  DeviceScaleDown scale_down;
+  ScaleDownItem items[kMaxScaleDownItems];
+};
+
+// Phase 3: for each transformed word t of the block's tiles (item i, kept
+// row r, position k), out_i[r][k] = (x_i[r][k] - t) [D^-1]_(q_r)
+// (+ addend_i[r][k]): scale_down_finish_kernel's words, two neighbouring
+// positions per 16-byte access.
+template <typename Word>
+FHE_HD void scale_down_tiles(const RegionScaleDownArgs<Word>& f, Word* shared, std::uint32_t block_index,
+                             std::uint32_t tiles_per_block, std::uint32_t thread) {
+  using u64 = std::uint64_t;
+  const ntt::gpu::PassArgs<Word>& a = f.region;
+  const std::size_t position_mask = (std::size_t{1} << a.log_n) - 1;
+  ntt::gpu::for_each_tile_pair(a, shared, block_index, tiles_per_block, thread,
+                               [&](std::size_t offset, Word& first, Word& second) {
+    const auto data_row = static_cast<std::uint32_t>(offset >> a.log_n);
+    const std::uint32_t item = a.batch_rows.quotient(data_row);
+    const std::uint32_t r = data_row - item * a.batch_rows.value;
+    const std::size_t i = (static_cast<std::size_t>(r) << a.log_n) + (offset & position_mask);
+    const ScaleDownItem& it = f.items[item];
+    const u64 q = a.constants[a.first_row + r].q;
+    const u64 w = f.scale_down.inverse_mod_kept[r], w_shoup = f.scale_down.inverse_mod_kept_shoup[r];
+    u64 x0, x1;
+    ntt::gpu::load_two(it.x + i, x0, x1);
+    u64 y0 = mul_shoup<u64>(sub_mod<u64>(x0, first, q), w, w_shoup, q);
+    u64 y1 = mul_shoup<u64>(sub_mod<u64>(x1, second, q), w, w_shoup, q);
+    if (it.addend) {
+      u64 z0, z1;
+      ntt::gpu::load_two(it.addend + i, z0, z1);
+      y0 = add_mod<u64>(y0, z0, q);
+      y1 = add_mod<u64>(y1, z1, q);
+    }
+    ntt::gpu::store_two(it.out + i, y0, y1);
+  });
+}
+
+}  // namespace fhe::cuda

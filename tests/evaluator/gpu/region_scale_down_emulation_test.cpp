@@ -1,0 +1,135 @@
+// The fused region + RnsScaleDown finish (evaluator/cuda/region_scale_down.cuh)
+// run on the host, phase by phase and thread by thread with shared memory
+// starting as garbage, on the NTT emulator's output of every forward pass
+// but the last, with the NTT's own block layout. Checked against the
+// complete forward transform of every item (CPU radix2_indexed) followed by
+// the finish in plain modular arithmetic. Covers the 8- and 6-stage
+// regions, consecutive and general twiddle addressing, 64- and 32-bit
+// words, one to eight items, with and without addends, and the block
+// layouts of a large and a one-SM device. Runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "evaluator/cuda/region_scale_down.cuh"
+#include "fhe/ntt/registry.h"
+#include "tests/fhe/gpu/kernel_emulator.h"
+#include "tests/fhe/ntt_test_util.h"
+
+namespace fhe {
+namespace {
+
+using u64 = std::uint64_t;
+
+struct Case {
+  const char* backend;
+  int log_n;
+  int bits;  // > 30: 64-bit words
+  int kept_rows;
+  int items;
+  bool addend;
+  int sm_count;
+};
+
+template <typename Word, int Skip, bool Consecutive>
+void emulate(const cuda::RegionScaleDownArgs<Word>& f, std::uint32_t grid_x, std::uint32_t tiles_per_block,
+             std::mt19937_64& garbage) {
+  const std::uint32_t threads = tiles_per_block * ntt::gpu::kThreadsPerTile;
+  std::vector<Word> shared(static_cast<std::size_t>(tiles_per_block) * ntt::gpu::kPaddedTileWords);
+  for (std::uint32_t block = 0; block < grid_x; ++block) {
+    for (Word& w : shared) w = static_cast<Word>(garbage());
+    for (std::uint32_t t = 0; t < threads; ++t) {
+      ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared.data(), block, tiles_per_block, t);
+    }
+    for (std::uint32_t t = 0; t < threads; ++t) {
+      ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared.data(), block, tiles_per_block, t);
+    }
+    for (std::uint32_t t = 0; t < threads; ++t) cuda::scale_down_tiles<Word>(f, shared.data(), block, tiles_per_block, t);
+  }
+}
+
+template <typename Word>
+void check(const Case& c) {
+  SCOPED_TRACE(::testing::Message() << c.backend << " logN " << c.log_n << ", " << c.bits << "-bit, " << c.items
+                                    << " items, addend " << c.addend << ", sm " << c.sm_count);
+  const ntt::BackendInfo& backend = ntt::backend_info(c.backend);
+  ASSERT_TRUE(ntt::compatibility(backend, c.log_n).compatible);
+  const std::size_t n = std::size_t{1} << c.log_n;
+  const auto rows = static_cast<std::size_t>(c.kept_rows), items = static_cast<std::size_t>(c.items);
+  const std::size_t first_row = 1;  // row 0 unused: exercises the offsets
+  const std::vector<u64> moduli = testing::ntt_moduli(c.log_n, static_cast<int>(first_row + rows), c.bits);
+  const auto word = c.bits > 30 ? WordType::int64 : WordType::int32;
+  std::mt19937_64 rng(500 + c.log_n * 13 + c.items);
+  const auto random_word = [&](std::size_t r) { return rng() % moduli[first_row + r]; };
+
+  // Converted rows (coefficient form), their reference transform and the
+  // emulated earlier passes; x, addend, [D^-1] per kept row.
+  std::vector<u64> converted(items * rows * n);
+  for (std::size_t i = 0; i < converted.size(); ++i) converted[i] = random_word((i / n) % rows);
+  std::vector<u64> transformed = converted;
+  const auto oracle = ntt::make_plan("radix2_indexed", {}, c.log_n, moduli, word);
+  for (std::size_t i = 0; i < items; ++i) oracle->forward(transformed.data() + i * rows * n, {first_row, rows});
+  testing::KernelEmulator<Word> emulator(backend, c.log_n, moduli, c.sm_count);
+  const ntt::gpu::PassArgs<Word> region = emulator.forward_before_region(converted, {first_row, rows}, items);
+
+  std::vector<std::vector<u64>> x(items, std::vector<u64>(rows * n)), addend = x, out = x;
+  std::vector<u64> inverse(rows), inverse_shoup(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    inverse[r] = random_word(r);
+    inverse_shoup[r] = shoup_companion<u64>(inverse[r], moduli[first_row + r]);
+  }
+  cuda::RegionScaleDownArgs<Word> f{region, {}, {}};
+  f.scale_down.inverse_mod_kept = inverse.data();
+  f.scale_down.inverse_mod_kept_shoup = inverse_shoup.data();
+  f.scale_down.kept_rows = c.kept_rows;
+  for (std::size_t i = 0; i < items; ++i) {
+    for (std::size_t k = 0; k < rows * n; ++k) {
+      x[i][k] = random_word(k / n);
+      addend[i][k] = random_word(k / n);
+      out[i][k] = rng();  // garbage the kernel must overwrite
+    }
+    f.items[i] = {x[i].data(), nullptr, out[i].data(), c.addend ? addend[i].data() : nullptr};
+  }
+
+  // The NTT's block layout for the region, as forward_batch_before_region reports it.
+  const auto launches = ntt::gpu::make_pass_launches(backend, ntt::make_schedule(backend, c.log_n), true);
+  const unsigned tiles_per_block =
+      ntt::gpu::launch_shape(launches.back(), c.log_n, rows * items, c.sm_count, sizeof(Word)).tiles_per_block;
+  const std::size_t tiles = (rows * items) << (c.log_n - ntt::gpu::kTileBits);
+  const auto grid_x = static_cast<std::uint32_t>((tiles + tiles_per_block - 1) / tiles_per_block);
+  std::mt19937_64 garbage(77);
+  ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
+    emulate<Word, Skip, Consecutive>(f, grid_x, tiles_per_block, garbage);
+  });
+
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < items; ++i) {
+    for (std::size_t k = 0; k < rows * n; ++k) {
+      const std::size_t r = k / n;
+      const u64 q = moduli[first_row + r];
+      const u64 t = transformed[i * rows * n + k];
+      u64 expected = static_cast<u64>(static_cast<unsigned __int128>((x[i][k] + q - t) % q) * inverse[r] % q);
+      if (c.addend) expected = (expected + addend[i][k]) % q;
+      mismatches += out[i][k] != expected;
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+TEST(RegionScaleDownEmulation, MatchesForwardTransformThenFinish) {
+  // A ModDown's Q rows (two and eight items, an addend), a rescale's kept
+  // rows (three items); the 6-stage region of radix8 and radix4's general
+  // twiddle addressing; logN 8 (the region alone); one-SM layouts.
+  check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 2, true, 132});
+  check<u64>({"radix16_compact", 12, 61, 3, 8, false, 132});
+  check<u64>({"radix8_compact", 12, 60, 4, 3, false, 1});
+  check<std::uint32_t>({"radix2_compact_group8_smem8", 11, 28, 4, 3, true, 1});
+  check<std::uint32_t>({"radix4_compact", 10, 28, 3, 2, true, 132});
+  check<u64>({"radix2_compact_group4_smem8", 9, 60, 2, 2, false, 1});
+  check<u64>({"radix2_compact_group8_smem8", 8, 60, 3, 1, true, 132});
+}
+
+}  // namespace
+}  // namespace fhe
