@@ -262,10 +262,10 @@ void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts
   for (std::size_t i = 0; i < count; ++i) {
     items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
   }
-  scale_down_to_ntt(c.mod_down, conv, {first, rows}, items, count);
+  finish_scale_down(c.mod_down, conv, {first, rows}, items, count);
 }
 
-void CudaEvaluator::scale_down_to_ntt(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted,
+void CudaEvaluator::finish_scale_down(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted,
                                       ntt::RowRange kept, const cuda::ScaleDownItem* items,
                                       std::size_t count) const {
   // The forward transform's last pass fused with the finish where the plan
@@ -458,7 +458,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
   plan_.inverse_batch(dropped, {first, 1}, a.parts, {stream()});
   cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
                           stream());
-  scale_down_to_ntt(c.rescale, conv, {first + 1, kept}, items, a.parts);
+  finish_scale_down(c.rescale, conv, {first + 1, kept}, items, a.parts);
 }
 
 void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {

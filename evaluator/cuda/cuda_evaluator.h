@@ -190,7 +190,7 @@ class CudaEvaluator {
   // RnsScaleDown's last steps (ModDown and rescale): `converted` (count
   // blocks of the kept rows, coefficient form) to NTT form and the finish
   // of each item, fused where the plan ends in the shared-memory region.
-  void scale_down_to_ntt(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted, ntt::RowRange kept,
+  void finish_scale_down(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted, ntt::RowRange kept,
                          const cuda::ScaleDownItem* items, std::size_t count) const;
   // ModUp of `input` (Q rows at `level`, NTT form) into extended_: every
   // digit over the level's QP rows. With `leave_region`, when the plan's
