@@ -189,11 +189,9 @@ class CudaPlan final : public NttPlan {
       const gpu::LaunchShape shape =
           gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word));
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
-        const gpu::IndexedStageArgs<Word> args{
-            data, forward ? tables.forward.data() : tables.inverse.data(), tables.constants.data(),
-            index_entries_.data() + static_cast<std::size_t>(launch.first_stage) * (n() / 2),
-            static_cast<std::uint32_t>(rows.first), static_cast<std::uint32_t>(rows.count),
-            static_cast<std::uint32_t>(log_n()), static_cast<std::uint32_t>(launch.first_stage), tables.stride};
+        const gpu::IndexedStageArgs<Word> args = gpu::make_indexed_stage_args(
+            launch, data, forward ? tables.forward.data() : tables.inverse.data(), tables.constants.data(),
+            tables.stride, index_entries_.data(), rows, log_n());
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
         const gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward);

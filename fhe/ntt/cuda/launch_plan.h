@@ -103,6 +103,24 @@ PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, con
           launch.address};
 }
 
+// The arguments of one radix2_indexed stage over `batch` blocks of `rows`,
+// from the index table of make_index_table; shared like make_pass_args.
+template <typename Word>
+IndexedStageArgs<Word> make_indexed_stage_args(const PassLaunch& launch, std::uint64_t* data,
+                                               const TwiddlePair<Word>* twiddles, const RowConstants<Word>* constants,
+                                               std::uint32_t table_stride, const IndexEntry* index, RowRange rows,
+                                               int log_n) {
+  return {data,
+          twiddles,
+          constants,
+          index + static_cast<std::size_t>(launch.first_stage) * (std::size_t{1} << (log_n - 1)),
+          static_cast<std::uint32_t>(rows.first),
+          FastDivisor(static_cast<std::uint32_t>(rows.count)),
+          static_cast<std::uint32_t>(log_n),
+          static_cast<std::uint32_t>(launch.first_stage),
+          table_stride};
+}
+
 struct LaunchShape {
   unsigned grid_x = 0, grid_y = 0, block = 0;
   std::size_t dynamic_shared_bytes = 0;

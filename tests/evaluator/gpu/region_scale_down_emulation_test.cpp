@@ -3,7 +3,8 @@
 // starting as garbage, on the NTT emulator's output of every forward pass
 // but the last, with the NTT's own block layout. Checked against the
 // complete forward transform of every item (CPU radix2_indexed) followed by
-// the finish in plain modular arithmetic. Covers the 8- and 6-stage
+// the finish in plain modular arithmetic (the emulator runs the region's
+// first two phases; the finish is the third). Covers the 8- and 6-stage
 // regions, consecutive and general twiddle addressing, 64- and 32-bit
 // words, one to eight items, with and without addends, and the block
 // layouts of a large and a one-SM device. Runs without a GPU.
@@ -32,23 +33,6 @@ struct Case {
   bool addend;
   int sm_count;
 };
-
-template <typename Word, int Skip, bool Consecutive>
-void emulate(const cuda::RegionScaleDownArgs<Word>& f, std::uint32_t grid_x, std::uint32_t tiles_per_block,
-             std::mt19937_64& garbage) {
-  const std::uint32_t threads = tiles_per_block * ntt::gpu::kThreadsPerTile;
-  std::vector<Word> shared(static_cast<std::size_t>(tiles_per_block) * ntt::gpu::kPaddedTileWords);
-  for (std::uint32_t block = 0; block < grid_x; ++block) {
-    for (Word& w : shared) w = static_cast<Word>(garbage());
-    for (std::uint32_t t = 0; t < threads; ++t) {
-      ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared.data(), block, tiles_per_block, t);
-    }
-    for (std::uint32_t t = 0; t < threads; ++t) {
-      ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared.data(), block, tiles_per_block, t);
-    }
-    for (std::uint32_t t = 0; t < threads; ++t) cuda::scale_down_tiles<Word>(f, shared.data(), block, tiles_per_block, t);
-  }
-}
 
 template <typename Word>
 void check(const Case& c) {
@@ -93,15 +77,10 @@ void check(const Case& c) {
     f.items[i] = {x[i].data(), nullptr, out[i].data(), c.addend ? addend[i].data() : nullptr};
   }
 
-  // The NTT's block layout for the region, as forward_batch_before_region reports it.
-  const auto launches = ntt::gpu::make_pass_launches(backend, ntt::make_schedule(backend, c.log_n), true);
-  const unsigned tiles_per_block =
-      ntt::gpu::launch_shape(launches.back(), c.log_n, rows * items, c.sm_count, sizeof(Word)).tiles_per_block;
-  const std::size_t tiles = (rows * items) << (c.log_n - ntt::gpu::kTileBits);
-  const auto grid_x = static_cast<std::uint32_t>((tiles + tiles_per_block - 1) / tiles_per_block);
-  std::mt19937_64 garbage(77);
-  ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
-    emulate<Word, Skip, Consecutive>(f, grid_x, tiles_per_block, garbage);
+  // The region's first two phases, then the finish, on the plan's block layout.
+  emulator.forward_region_then(region, [&](const ntt::gpu::PassArgs<Word>&, Word* shared, std::uint32_t block,
+                                           std::uint32_t tiles_per_block, std::uint32_t thread) {
+    cuda::scale_down_tiles<Word>(f, shared, block, tiles_per_block, thread);
   });
 
   std::size_t mismatches = 0;

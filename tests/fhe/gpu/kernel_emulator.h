@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -45,12 +46,8 @@ class KernelEmulator {
       const ntt::gpu::TwiddlePair<Word>* twiddles =
           forward ? tables_.forward.data() : tables_.inverse.data();
       if (launch.kernel == ntt::gpu::KernelKind::indexed_stage) {
-        const ntt::gpu::IndexedStageArgs<Word> args{
-            data.data(), twiddles, tables_.constants.data(),
-            index_.data() + static_cast<std::size_t>(launch.first_stage) * (n() / 2),
-            static_cast<std::uint32_t>(rows.first), static_cast<std::uint32_t>(rows.count),
-            static_cast<std::uint32_t>(log_n_), static_cast<std::uint32_t>(launch.first_stage),
-            tables_.stride};
+        const ntt::gpu::IndexedStageArgs<Word> args = ntt::gpu::make_indexed_stage_args(
+            launch, data.data(), twiddles, tables_.constants.data(), tables_.stride, index_.data(), rows, log_n_);
         for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
           if (item < n() / 2) {
             if (forward) {
@@ -69,6 +66,21 @@ class KernelEmulator {
         run_shared_region(args, shape, forward);
       }
     }
+  }
+
+  // A thread's third phase of the forward region: (args, shared, block,
+  // tiles_per_block, thread), like copy_tiles.
+  using RegionLastPhase =
+      std::function<void(const ntt::gpu::PassArgs<Word>&, Word*, std::uint32_t, std::uint32_t, std::uint32_t)>;
+
+  // The forward region on forward_before_region's `args`, with the plan's
+  // launch shape and `last` as its third phase instead of the tile store:
+  // how a kernel that fuses work into the region runs (the ModDown and
+  // rescale finish).
+  void forward_region_then(const ntt::gpu::PassArgs<Word>& args, const RegionLastPhase& last) {
+    const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
+    run_shared_region(args, ntt::gpu::launch_shape(launches.back(), log_n_, args.row_count, sm_count_, sizeof(Word)),
+                      true, last);
   }
 
   // As ntt::forward_batch_before_region: every forward pass but the last
@@ -127,20 +139,21 @@ class KernelEmulator {
   }
 
   void run_shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
-                         bool forward) {
+                         bool forward, const RegionLastPhase& last = ntt::gpu::copy_tiles<Word, true>) {
     if (!ntt::gpu::shared_region_supported(static_cast<int>(args.stage_count))) {
       throw std::logic_error("shared region of unexpected stage count");
     }
     ntt::gpu::with_region_variant(args.stage_count, args.address.consecutive, [&]<int Skip, bool Consecutive>() {
-      shared_region<Skip, Consecutive>(args, shape, forward);
+      shared_region<Skip, Consecutive>(args, shape, forward, last);
     });
   }
 
   // Each phase runs for every thread of the block before the next (the
   // kernel's barriers); shared memory starts as garbage, as on the device.
+  // The forward's third phase is `last` (the tile store, or a fused kernel's).
   template <int Skip, bool Consecutive>
-  void shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
-                     bool forward) {
+  void shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape, bool forward,
+                     const RegionLastPhase& last) {
     std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
     for (std::uint32_t block = 0; block < shape.grid_x; ++block) {
       for (Word& w : shared) w = static_cast<Word>(garbage_());
@@ -150,7 +163,7 @@ class KernelEmulator {
       if (forward) {
         phase(ntt::gpu::forward_columns<Word, Skip, Consecutive>);
         phase(ntt::gpu::tile_rows<true, Word, Skip, Consecutive>);
-        phase(ntt::gpu::copy_tiles<Word, true>);
+        phase(last);
       } else {
         phase(ntt::gpu::copy_tiles<Word, false>);
         phase(ntt::gpu::tile_rows<false, Word, Skip, Consecutive>);
