@@ -47,11 +47,13 @@ ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
     throw InvalidArgument("CUDA basis conversion: " + std::to_string(c.source_count()) +
                           " sources (at most " + std::to_string(kMaxConversionSources) + ")");
   }
-  // The kernels sum in 30-bit limbs (fhe/arith/wide_sum.h).
+  // The conversion and key-product kernels sum in 30-bit limbs
+  // (fhe/arith/wide_sum.h); level 0's ModUp has every QP prime as a source
+  // or a target, so this checks them all.
   const auto too_wide = [](const Modulus<std::uint64_t>& m) { return (m.value >> kWideSumWordBits) != 0; };
   if (std::ranges::any_of(c.source_moduli, too_wide) || std::ranges::any_of(c.target_moduli, too_wide)) {
     throw InvalidArgument("CUDA basis conversion: a prime of " + std::to_string(kWideSumWordBits) +
-                          " bits or more (the device sums take words below 2^" +
+                          " bits or more (the device's sums of products take words below 2^" +
                           std::to_string(kWideSumWordBits) + ")");
   }
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
