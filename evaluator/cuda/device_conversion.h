@@ -11,9 +11,8 @@
 namespace fhe::cuda {
 
 // Sources the conversion kernels keep in registers (digits are |P| primes
-// wide; every preset has |P| <= 6). Seven or eight would spill the
-// 80-register kernel (their 30-bit limbs and sums; seen in `-Xptxas -v`).
-inline constexpr int kMaxConversionSources = 6;
+// wide; every preset has |P| <= 6).
+inline constexpr int kMaxConversionSources = 8;
 
 struct DeviceConversion {
   int sources = 0;

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "evaluator/cuda/key_terms.cuh"
-#include "fhe/arith/wide_sum.h"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 
@@ -64,20 +63,17 @@ constexpr unsigned kConversionCoefficients = 2;
 // 128-bit sum sum_i y_i [qhat_i R]_(p_t) + #(y_i > q_i/2) [-Q R]_(p_t),
 // reduced once by Montgomery (R^-1 cancels the constants' R): the CPU's
 // BasisConversion::convert word for word, at half the multiplies of a
-// Barrett reduction. The sums are built in 30-bit limbs (WideSum: every
-// word is below 2^60, level_constants.cpp checks it), which halves the
-// multiply pipe's work, the kernel's bound. S = c.sources, so the loops
-// unroll without guards. make_basis_conversion refuses source sets whose
-// sums could leave montgomery_reduce's range.
+// Barrett reduction. S = c.sources, so the loops unroll without guards.
+// make_basis_conversion refuses source sets whose sums could leave
+// montgomery_reduce's range.
 template <int S>
 __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
                                 u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
-  static_assert(S < WideSum::kMaxTerms, "the sums' bounds (wide_sum.h)");
   const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
   const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
   const bool copy = c.copy_sources && first_target == 0;
-  Limbs30 y[kConversionCoefficients][S];
-  std::uint32_t negatives[kConversionCoefficients] = {};
+  u64 y[kConversionCoefficients][S];
+  u64 negatives[kConversionCoefficients] = {};
 #pragma unroll
   for (int i = 0; i < S; ++i) {
     const u64 q = c.source_moduli[i].value, w = c.hat_inverse[i], w_shoup = c.hat_inverse_shoup[i];
@@ -86,30 +82,28 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
       const std::size_t at = k + j * half;
       const u64 x = src[i * n + at];
       if (copy) destination[(c.copy_offset_rows + i) * n + at] = x;
-      const u64 yi = mul_shoup(x, w, w_shoup, q);
-      y[j][i] = split_limbs30(yi);
-      negatives[j] += yi > q / 2 ? 1 : 0;
+      y[j][i] = mul_shoup(x, w, w_shoup, q);
+      negatives[j] += y[j][i] > q / 2 ? 1 : 0;
     }
   }
   const int last = min(c.targets, first_target + kConversionTargetsPerBlock);
   for (int t = first_target; t < last; ++t) {
     const u64* hat = c.hat_montgomery + static_cast<std::size_t>(t) * S;
-    const Limbs30 minus_q = split_limbs30(c.minus_q_montgomery[t]);
+    const u64 minus_q = c.minus_q_montgomery[t];
     const u64 p = c.target_moduli[t].value, factor = c.target_factors[t];
     u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
-    WideSum sum[kConversionCoefficients];
+    u128 sum[kConversionCoefficients];
+#pragma unroll
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u128>(negatives[j]) * minus_q;
 #pragma unroll
     for (int i = 0; i < S; ++i) {
-      const Limbs30 h = split_limbs30(hat[i]);
+      const u64 h = hat[i];
 #pragma unroll
-      for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j].add(y[j][i], h);
+      for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] += static_cast<u128>(y[j][i]) * h;
     }
 #pragma unroll
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-      sum[j].add_small(negatives[j], minus_q);
-      u64 hi, lo;
-      sum[j].value(hi, lo);
-      out[k + j * half] = montgomery_reduce(hi, lo, p, factor);
+      out[k + j * half] = montgomery_reduce(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor);
     }
   }
 }
@@ -126,6 +120,8 @@ __device__ void convert_block(const DeviceConversion& c, const u64* source, u64*
     case 4: convert_targets<4>(c, source, destination, k, log_n, first_target); break;
     case 5: convert_targets<5>(c, source, destination, k, log_n, first_target); break;
     case 6: convert_targets<6>(c, source, destination, k, log_n, first_target); break;
+    case 7: convert_targets<7>(c, source, destination, k, log_n, first_target); break;
+    case 8: convert_targets<8>(c, source, destination, k, log_n, first_target); break;
     default: __trap();  // the host builds at most kMaxConversionSources
   }
 }

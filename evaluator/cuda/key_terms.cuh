@@ -11,7 +11,6 @@
 #include <cstdint>
 
 #include "evaluator/cuda/eval_kernels.h"
-#include "fhe/arith/wide_sum.h"
 
 namespace fhe::cuda::terms {
 
@@ -20,12 +19,6 @@ using u128 = unsigned __int128;
 
 FHE_HD u64 reduce128(u128 x, const DeviceModulus& m) {
   return reduce_wide<u64>(static_cast<u64>(x >> 64), static_cast<u64>(x), m);
-}
-
-FHE_HD u64 reduce_sum(const WideSum& sum, const DeviceModulus& m) {
-  u64 hi, lo;
-  sum.value(hi, lo);
-  return reduce_wide<u64>(hi, lo, m);
 }
 
 // A read-only global word: through the non-coherent path on the device.
@@ -38,50 +31,40 @@ FHE_HD u64 load_read_only(const u64* p) {
 }
 
 // Both key halves at one extended position in one pass over every digit:
-// sum_d digit_word(d) * key[first_digit + d][b/a][key_word], exact, one
-// reduction each. The sums are built in 30-bit limbs (WideSum: words below
-// 2^60), in chunks of at most WideSum::kMaxTerms digits; a second chunk
-// (17 digits, the widest preset at its first levels) is reduced and added
-// mod q, the same fully reduced word. A thread issues the loads of
-// DigitsPerRound digits together (predicated, no branch between them). The
-// rotation kernels take 5: the default preset's 10 digits at level 0 in two
-// memory round trips instead of the four of the compiler's 4-way unrolled
-// loop (4 + 4 + 1 + 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %,
-// BSGS -3.5 %. Relinearization's kernel keeps 1 (the plain loop): with 5 it
-// went from 40 to 56 registers and multiply_relinearize took 2 % longer
-// (docs/performance.md, session 6). Keys are read through the
-// non-coherent path (__ldg), like the digits.
+// sum_d digit_word(d) * key[first_digit + d][b/a][key_word], exact in 128
+// bits, one reduction each. A thread issues the loads of DigitsPerRound
+// digits together (predicated, no branch between them). The rotation kernels
+// take 5: the default preset's 10 digits at level 0 in two memory round
+// trips instead of the four of the compiler's 4-way unrolled loop (4 + 4 + 1
+// + 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %, BSGS -3.5 %.
+// Relinearization's kernel keeps 1 (the plain loop): with 5 it went from 40
+// to 56 registers and multiply_relinearize took 2 % longer
+// (docs/performance.md, session 6). Keys are read through the non-coherent
+// path (__ldg), like the digits.
 template <int DigitsPerRound, typename DigitWord>
 FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
                               std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
                               u64& out_b, u64& out_a) {
-  constexpr int kChunk = WideSum::kMaxTerms / DigitsPerRound * DigitsPerRound;
-  out_b = 0;
-  out_a = 0;
-  for (int chunk = 0; chunk < digits; chunk += kChunk) {
-    const int end = digits < chunk + kChunk ? digits : chunk + kChunk;
-    WideSum sum_b, sum_a;
-    for (int first = chunk; first < end; first += DigitsPerRound) {
-      u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
+  u128 sum_b = 0, sum_a = 0;
+  for (int first = 0; first < digits; first += DigitsPerRound) {
+    u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
 #pragma unroll
-      for (int j = 0; j < DigitsPerRound; ++j) {
-        const int d = first + j;
-        const bool live = d < end;
-        const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
-        x[j] = live ? digit_word(d) : 0;
-        key_b[j] = live ? load_read_only(key + component * key_rows * n + key_word) : 0;
-        key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
-      }
-#pragma unroll
-      for (int j = 0; j < DigitsPerRound; ++j) {
-        const Limbs30 digit = split_limbs30(x[j]);
-        sum_b.add(digit, split_limbs30(key_b[j]));
-        sum_a.add(digit, split_limbs30(key_a[j]));
-      }
+    for (int j = 0; j < DigitsPerRound; ++j) {
+      const int d = first + j;
+      const bool live = d < digits;
+      const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
+      x[j] = live ? digit_word(d) : 0;
+      key_b[j] = live ? load_read_only(key + component * key_rows * n + key_word) : 0;
+      key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
     }
-    out_b = add_mod(out_b, reduce_sum(sum_b, m), m.value);
-    out_a = add_mod(out_a, reduce_sum(sum_a, m), m.value);
+#pragma unroll
+    for (int j = 0; j < DigitsPerRound; ++j) {
+      sum_b += static_cast<u128>(x[j]) * key_b[j];
+      sum_a += static_cast<u128>(x[j]) * key_a[j];
+    }
   }
+  out_b = reduce128(sum_b, m);
+  out_a = reduce128(sum_a, m);
 }
 
 // Digit d's word at (extended row r, position source_k) of the hoisted

@@ -1,12 +1,10 @@
 // Flattening the CPU schedule objects into one device blob per level.
 #include "evaluator/cuda/level_constants.h"
 
-#include <algorithm>
 #include <cstring>
 #include <span>
 #include <string>
 
-#include "fhe/arith/wide_sum.h"
 #include "fhe/core/error.h"
 
 namespace fhe::cuda {
@@ -46,15 +44,6 @@ ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
   if (c.source_count() > static_cast<std::size_t>(kMaxConversionSources)) {
     throw InvalidArgument("CUDA basis conversion: " + std::to_string(c.source_count()) +
                           " sources (at most " + std::to_string(kMaxConversionSources) + ")");
-  }
-  // The conversion and key-product kernels sum in 30-bit limbs
-  // (fhe/arith/wide_sum.h); level 0's ModUp has every QP prime as a source
-  // or a target, so this checks them all.
-  const auto too_wide = [](const Modulus<std::uint64_t>& m) { return (m.value >> kWideSumWordBits) != 0; };
-  if (std::ranges::any_of(c.source_moduli, too_wide) || std::ranges::any_of(c.target_moduli, too_wide)) {
-    throw InvalidArgument("CUDA basis conversion: a prime of " + std::to_string(kWideSumWordBits) +
-                          " bits or more (the device's sums of products take words below 2^" +
-                          std::to_string(kWideSumWordBits) + ")");
   }
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
   return {blob.add(c.source_moduli), blob.add(c.hat_inverse),        blob.add(c.hat_inverse_shoup),
