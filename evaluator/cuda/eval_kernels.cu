@@ -52,11 +52,16 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
   out[2 * part_words + i] = mul_mod(a1, b1, m);
 }
 
-// Basis conversion, split so that two-item launches (ModDown, rescale)
-// still fill the GPU: grid.z takes kConversionTargetsPerBlock targets, and a
-// thread converts the coefficients k and k + n/2 so the per-target constants
-// (uniform loads) serve two outputs.
-constexpr int kConversionTargetsPerBlock = 8;
+// Basis conversion: a thread converts the coefficients k and k + n/2 so the
+// per-target constants (uniform loads) serve two outputs, for the targets of
+// its block's slice (grid.z). The kernels are bound by the multiply pipe
+// (Nsight Compute, session 9) and every slice computes the sources' y_i
+// again, so the ModUp's launch (ten digits at level 0) takes slices of 20
+// targets, two a digit; the two items of a ModDown or rescale keep 8, so
+// that they still fill the GPU. A compile-time slice: with a run-time one
+// the 80-register kernels spilled.
+constexpr int kModUpTargetsPerSlice = 20;
+constexpr int kScaleDownTargetsPerSlice = 8;
 constexpr unsigned kConversionCoefficients = 2;
 
 // y_i = [x_i * qhat_i^-1]_(q_i) in registers, then every target as the exact
@@ -66,14 +71,19 @@ constexpr unsigned kConversionCoefficients = 2;
 // Barrett reduction. S = c.sources, so the loops unroll without guards.
 // make_basis_conversion refuses source sets whose sums could leave
 // montgomery_reduce's range.
-template <int S>
+// The count of negative y_i times [-Q R]_(p_t) is a 64-bit product (counts
+// <= kMaxConversionSources, primes < 2^61): half the multiplies of a
+// 128-bit one.
+static_assert(kMaxConversionSources <= 8 && WordTraits<u64>::max_modulus_bits <= 61,
+              "count * [-Q R]_(p_t) must fit a word");
+template <int S, int TargetsPerSlice>
 __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
                                 u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
   const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
   const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
   const bool copy = c.copy_sources && first_target == 0;
   u64 y[kConversionCoefficients][S];
-  u64 negatives[kConversionCoefficients] = {};
+  std::uint32_t negatives[kConversionCoefficients] = {};
 #pragma unroll
   for (int i = 0; i < S; ++i) {
     const u64 q = c.source_moduli[i].value, w = c.hat_inverse[i], w_shoup = c.hat_inverse_shoup[i];
@@ -86,7 +96,7 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
       negatives[j] += y[j][i] > q / 2 ? 1 : 0;
     }
   }
-  const int last = min(c.targets, first_target + kConversionTargetsPerBlock);
+  const int last = min(c.targets, first_target + TargetsPerSlice);
   for (int t = first_target; t < last; ++t) {
     const u64* hat = c.hat_montgomery + static_cast<std::size_t>(t) * S;
     const u64 minus_q = c.minus_q_montgomery[t];
@@ -94,7 +104,7 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
     u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
     u128 sum[kConversionCoefficients];
 #pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u128>(negatives[j]) * minus_q;
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u64>(negatives[j]) * minus_q;
 #pragma unroll
     for (int i = 0; i < S; ++i) {
       const u64 h = hat[i];
@@ -109,19 +119,20 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
 }
 
 // One dispatch on the source count (uniform per block).
+template <int TargetsPerSlice>
 __device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const int first_target = static_cast<int>(blockIdx.z) * kConversionTargetsPerBlock;
+  const int first_target = static_cast<int>(blockIdx.z) * TargetsPerSlice;
   if (k >= (std::size_t{1} << log_n) / kConversionCoefficients || first_target >= c.targets) return;
   switch (c.sources) {
-    case 1: convert_targets<1>(c, source, destination, k, log_n, first_target); break;
-    case 2: convert_targets<2>(c, source, destination, k, log_n, first_target); break;
-    case 3: convert_targets<3>(c, source, destination, k, log_n, first_target); break;
-    case 4: convert_targets<4>(c, source, destination, k, log_n, first_target); break;
-    case 5: convert_targets<5>(c, source, destination, k, log_n, first_target); break;
-    case 6: convert_targets<6>(c, source, destination, k, log_n, first_target); break;
-    case 7: convert_targets<7>(c, source, destination, k, log_n, first_target); break;
-    case 8: convert_targets<8>(c, source, destination, k, log_n, first_target); break;
+    case 1: convert_targets<1, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
+    case 2: convert_targets<2, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
+    case 3: convert_targets<3, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
+    case 4: convert_targets<4, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
+    case 5: convert_targets<5, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
+    case 6: convert_targets<6, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
+    case 7: convert_targets<7, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
+    case 8: convert_targets<8, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
     default: __trap();  // the host builds at most kMaxConversionSources
   }
 }
@@ -133,7 +144,7 @@ __global__ void __launch_bounds__(kBlock, 3)
                             const u64* source, std::size_t source_stride, u64* destination,
                             std::size_t destination_stride, int log_n) {
   const std::size_t item = blockIdx.y;
-  convert_block(conversions[item * conversion_stride], source + item * source_stride,
+  convert_block<kModUpTargetsPerSlice>(conversions[item * conversion_stride], source + item * source_stride,
                 destination + item * destination_stride, log_n);
 }
 
@@ -142,14 +153,14 @@ __global__ void __launch_bounds__(kBlock, 3)
                             std::size_t source_stride, u64* destination, std::size_t destination_stride,
                             int log_n) {
   const std::size_t item = blockIdx.y;
-  convert_block(conversion, source + item * source_stride, destination + item * destination_stride, log_n);
+  convert_block<kScaleDownTargetsPerSlice>(conversion, source + item * source_stride, destination + item * destination_stride, log_n);
 }
 
 // Blocks over half the coefficients (two per thread), the items, and the
-// targets in groups of kConversionTargetsPerBlock.
-dim3 conversion_grid(int log_n, int items, int max_targets) {
+// targets in slices.
+dim3 conversion_grid(int log_n, int items, int max_targets, int targets_per_slice) {
   return dim3(blocks_for((std::size_t{1} << log_n) / kConversionCoefficients), static_cast<unsigned>(items),
-              static_cast<unsigned>((max_targets + kConversionTargetsPerBlock - 1) / kConversionTargetsPerBlock));
+              static_cast<unsigned>((max_targets + targets_per_slice - 1) / targets_per_slice));
 }
 
 // One thread per (row, k): relinearization's key inner product.
@@ -335,7 +346,7 @@ void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const 
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,
                        std::size_t source_stride, u64* destination, std::size_t destination_stride, int items,
                        int max_targets, int log_n, cudaStream_t stream) {
-  const dim3 grid = conversion_grid(log_n, items, max_targets);
+  const dim3 grid = conversion_grid(log_n, items, max_targets, kModUpTargetsPerSlice);
   conversion_array_kernel<<<grid, kBlock, 0, stream>>>(conversions, conversion_stride, source, source_stride,
                                                        destination, destination_stride, log_n);
   FHE_CUDA_CHECK_LAUNCH("conversion_array_kernel");
@@ -344,7 +355,7 @@ void launch_conversion(const DeviceConversion* conversions, std::size_t conversi
 void launch_conversion(const DeviceConversion& conversion, const u64* source, std::size_t source_stride,
                        u64* destination, std::size_t destination_stride, int items, int log_n,
                        cudaStream_t stream) {
-  const dim3 grid = conversion_grid(log_n, items, conversion.targets);
+  const dim3 grid = conversion_grid(log_n, items, conversion.targets, kScaleDownTargetsPerSlice);
   conversion_value_kernel<<<grid, kBlock, 0, stream>>>(conversion, source, source_stride, destination,
                                                        destination_stride, log_n);
   FHE_CUDA_CHECK_LAUNCH("conversion_value_kernel");

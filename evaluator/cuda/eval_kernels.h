@@ -38,11 +38,13 @@ void launch_tensor(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t
 // source + i * source_stride + source_offset_rows * n and writes targets (and,
 // for ModUp, copies of the sources) into destination + i * destination_stride.
 // max_targets bounds every item's target count (the grid covers that many).
+// Sized for many items (the ModUp's digits).
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride,
                        const std::uint64_t* source, std::size_t source_stride, std::uint64_t* destination,
                        std::size_t destination_stride, int items, int max_targets, int log_n,
                        cudaStream_t stream);
-// The same with one conversion passed by value (ModDown, rescale).
+// The same with one conversion passed by value, sized for few items
+// (ModDown, rescale).
 void launch_conversion(const DeviceConversion& conversion, const std::uint64_t* source,
                        std::size_t source_stride, std::uint64_t* destination,
                        std::size_t destination_stride, int items, int log_n, cudaStream_t stream);
