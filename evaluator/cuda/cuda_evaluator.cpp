@@ -231,19 +231,22 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
   plan_.inverse(coefficients_.data(), {static_cast<std::size_t>(level), rows},
                 {stream()});
-  // Every digit's ModUp in one launch (grid.y = digit).
+  // Every digit's ModUp in one launch (grid.y = digit), to the rows
+  // other than its own.
   std::uint64_t* ext = extended_.data();
   cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
                           static_cast<int>(ext_rows), log_n_, stream());
   // All digits' extended polynomials in one batched transform (one launch
-  // per pass instead of one per digit and pass).
+  // per pass instead of one per digit and pass), skipping each digit's own
+  // rows: they are the input's, in NTT form already.
   const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
   const auto digits = static_cast<std::size_t>(c.digit_count);
   if (leave_region && c.digit_count >= cuda::kMinFusedDigits && c.digit_count <= cuda::kMaxFusedDigits) {
-    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()});
+    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()}, c.own_row_starts);
     if (region) return region;
   }
-  plan_.forward_batch(ext, ext_range, digits, {stream()});
+  ntt::forward_batch_skipping(plan_, ext, ext_range, digits, c.own_row_starts, {stream()});
+  cuda::launch_copy_own_rows(input, ext, c.own_row_starts, c.digit_count, rows, ext_rows, log_n_, stream());
   return std::nullopt;
 }
 
@@ -412,7 +415,7 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   const std::uint64_t* key = keys_->relinearization.words.data();
   if (region) {
     // No table: relinearization's term (c0 and c1 join at the ModDown).
-    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, extended_sum_args(a),
+    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, extended_sum_args(a, 2),
                                     {acc, acc_a, p_block, false}, stream());
   } else {
     cuda::launch_inner_product(extended_.data(), c.digit_count, key, c.first_digit, qp_rows_, acc, acc_a, p_block,
@@ -599,7 +602,7 @@ CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiph
   return prepared;
 }
 
-cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a) const {
+cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a, std::size_t decomposed_part) const {
   const cuda::LevelConstants& c = level_constants(a.level);
   cuda::ExtendedSumArgs args;
   args.extended = extended_.data();
@@ -608,6 +611,7 @@ cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a) 
   args.key_rows = qp_rows_;
   args.c0 = a.part(0);
   args.c1 = a.part(1);
+  args.decomposed = a.part(decomposed_part);
   args.p_mod_q = p_mod_q_.data();
   args.p_mod_q_shoup = p_mod_q_shoup_.data();
   args.first_row = static_cast<std::size_t>(a.level);

@@ -175,8 +175,9 @@ class CudaEvaluator {
                                       bool fuse_single) const;
   void launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
                     const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
-  // The kernels' view of `a`'s hoisted decomposition at its level.
-  cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a) const;
+  // The kernels' view of `a`'s hoisted decomposition at its level, of part
+  // `decomposed_part` (1 for rotations, 2 for relinearization).
+  cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a, std::size_t decomposed_part = 1) const;
   // One polynomial of a ModDown: its Q rows at the level, where the result
   // goes, and an optional addend (Q rows).
   struct ModDownPart {
@@ -193,11 +194,13 @@ class CudaEvaluator {
   void finish_scale_down(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted, ntt::RowRange kept,
                          const cuda::ScaleDownItem* items, std::size_t count) const;
   // ModUp of `input` (Q rows at `level`, NTT form) into extended_: every
-  // digit over the level's QP rows. With `leave_region`, when the plan's
-  // forward transform ends in the shared-memory region and the digit count
-  // takes the fused path (kMinFusedDigits..kMaxFusedDigits), that last pass
-  // is left to the caller's launch_region_key_product and its arguments are
-  // returned; otherwise the decomposition is complete and nullopt is
+  // digit over the level's QP rows. A digit's own rows are the input's
+  // rows, so the forward passes skip them. With `leave_region`, when the
+  // plan's forward transform ends in the shared-memory region and the digit
+  // count takes the fused path (kMinFusedDigits..kMaxFusedDigits), that last
+  // pass is left to the caller's launch_region_key_product (which reads the
+  // own rows from `input`) and its arguments are returned; otherwise the own
+  // rows are copied in, the decomposition is complete and nullopt is
   // returned.
   std::optional<ntt::gpu::ForwardRegion> extend(const std::uint64_t* input, int level,
                                                 bool leave_region = false) const;

@@ -17,12 +17,8 @@ inline constexpr int kMaxConversionSources = 8;
 struct DeviceConversion {
   int sources = 0;
   int targets = 0;
-  // Source rows start this many rows into the kernel's source pointer; when
-  // copy_sources, they are also copied to destination row copy_offset + i
-  // (ModUp keeps the digit's own rows).
+  // Source rows start this many rows into the kernel's source pointer.
   int source_offset_rows = 0;
-  int copy_offset_rows = 0;
-  int copy_sources = 0;
   const Modulus<std::uint64_t>* source_moduli = nullptr;
   const std::uint64_t* hat_inverse = nullptr;
   const std::uint64_t* hat_inverse_shoup = nullptr;

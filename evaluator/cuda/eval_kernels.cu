@@ -81,7 +81,6 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
                                 u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
   const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
   const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
-  const bool copy = c.copy_sources && first_target == 0;
   u64 y[kConversionCoefficients][S];
   std::uint32_t negatives[kConversionCoefficients] = {};
 #pragma unroll
@@ -91,7 +90,6 @@ __device__ void convert_targets(const DeviceConversion& c, const u64* __restrict
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {
       const std::size_t at = k + j * half;
       const u64 x = src[i * n + at];
-      if (copy) destination[(c.copy_offset_rows + i) * n + at] = x;
       y[j][i] = mul_shoup(x, w, w_shoup, q);
       negatives[j] += y[j][i] > q / 2 ? 1 : 0;
     }
@@ -324,7 +322,27 @@ __global__ void copy_rows_kernel(const u64* __restrict__ in, std::size_t in_part
   out[i] = in[part * in_part_words + offset_words + j];
 }
 
+// Row r of the input to extended row r of the digit that owns it.
+__global__ void copy_own_rows_kernel(const u64* __restrict__ input, u64* __restrict__ extended,
+                                     const std::uint32_t* __restrict__ starts, int digits, std::size_t ext_rows,
+                                     int log_n) {
+  const std::size_t n = std::size_t{1} << log_n;
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::uint32_t r = starts[0] + blockIdx.y;
+  if (k >= n) return;
+  int d = 0;
+  while (d + 1 < digits && starts[d + 1] <= r) ++d;
+  extended[(static_cast<std::size_t>(d) * ext_rows + r) * n + k] = input[static_cast<std::size_t>(blockIdx.y) * n + k];
+}
+
 }  // namespace
+
+void launch_copy_own_rows(const u64* input, u64* extended, const std::uint32_t* own_row_starts, int digits,
+                          std::size_t q_rows, std::size_t ext_rows, int log_n, cudaStream_t stream) {
+  const dim3 grid(blocks_for(std::size_t{1} << log_n), static_cast<unsigned>(q_rows));
+  copy_own_rows_kernel<<<grid, kBlock, 0, stream>>>(input, extended, own_row_starts, digits, ext_rows, log_n);
+  FHE_CUDA_CHECK_LAUNCH("copy_own_rows_kernel");
+}
 
 void launch_elementwise(Elementwise op, const u64* a, const u64* b, u64* out, PolyShape shape,
                         std::size_t b_parts, const DeviceModulus* moduli, cudaStream_t stream) {

@@ -35,8 +35,8 @@ void launch_tensor(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t
 
 // Centered fast basis conversion of `items` inputs in one launch: item i uses
 // conversions[i * conversion_stride] (device array), reads its source rows at
-// source + i * source_stride + source_offset_rows * n and writes targets (and,
-// for ModUp, copies of the sources) into destination + i * destination_stride.
+// source + i * source_stride + source_offset_rows * n and writes its targets
+// into destination + i * destination_stride.
 // max_targets bounds every item's target count (the grid covers that many).
 // Sized for many items (the ModUp's digits).
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride,
@@ -48,6 +48,12 @@ void launch_conversion(const DeviceConversion* conversions, std::size_t conversi
 void launch_conversion(const DeviceConversion& conversion, const std::uint64_t* source,
                        std::size_t source_stride, std::uint64_t* destination,
                        std::size_t destination_stride, int items, int log_n, cudaStream_t stream);
+
+// The ModUp's own rows: row r of `input` (q_rows x n, NTT form) to extended
+// row r of the digit that owns it (own_row_starts: device, LevelConstants),
+// in a decomposition of digits x ext_rows x n.
+void launch_copy_own_rows(const std::uint64_t* input, std::uint64_t* extended, const std::uint32_t* own_row_starts,
+                          int digits, std::size_t q_rows, std::size_t ext_rows, int log_n, cudaStream_t stream);
 
 // Key inner product over the extended rows [first_row, first_row + rows):
 // IP_b/a[r][k] = sum_d ext[d][r][k] * key[first_digit + d][b/a][first_row + r][k],
@@ -79,6 +85,10 @@ struct ExtendedSumArgs {
   std::size_t key_rows = 0;                 // rows of a key component (all QP rows)
   const std::uint64_t* c0 = nullptr;        // the input's parts over the Q rows
   const std::uint64_t* c1 = nullptr;
+  // The part the ModUp decomposed (NTT form, q_rows x n), for the fused
+  // region + key product: each digit's own rows are that part's rows, which
+  // the ModUp's passes skipped (ForwardRegion's skip_starts).
+  const std::uint64_t* decomposed = nullptr;
   const std::uint64_t* p_mod_q = nullptr;   // [P]_(q) and Shoup companions by row id
   const std::uint64_t* p_mod_q_shoup = nullptr;
   std::uint64_t* sum_b = nullptr;           // rows x n each

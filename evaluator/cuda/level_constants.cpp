@@ -89,9 +89,27 @@ struct Layout {
   BlobBuilder blob;
   std::vector<ConversionOffsets> digits;
   std::size_t digit_array = 0;
+  std::size_t own_row_starts = 0;
   ScaleDownOffsets mod_down{};
   ScaleDownOffsets rescale{};
 };
+
+// Where each digit's own rows start among the extended rows, and where the
+// last ends: the digits cover the active Q rows in order, without gaps.
+std::vector<std::uint32_t> own_row_starts(const KeySwitchSchedule& schedule) {
+  std::vector<std::uint32_t> starts;
+  std::size_t next = schedule.active_q_rows.first;
+  for (const KeySwitchDigit& digit : schedule.digits) {
+    if (digit.q_rows.first != next) {
+      throw InvalidArgument("CUDA key switching: the digits of level " + std::to_string(schedule.level) +
+                            " do not cover the active Q rows in order");
+    }
+    starts.push_back(static_cast<std::uint32_t>(digit.q_rows.first - schedule.extended_rows.first));
+    next = digit.q_rows.first + digit.q_rows.count;
+  }
+  starts.push_back(static_cast<std::uint32_t>(next - schedule.extended_rows.first));
+  return starts;
+}
 
 Layout lay_out(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
   Layout layout;
@@ -99,6 +117,7 @@ Layout lay_out(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
   // Placeholder array of DeviceConversion, filled once the device base is known.
   layout.digit_array =
       layout.blob.add(std::vector<DeviceConversion>(schedule.digits.size()));
+  layout.own_row_starts = layout.blob.add(own_row_starts(schedule));
   layout.mod_down = add_scale_down(layout.blob, schedule.mod_down);
   if (rescale) layout.rescale = add_scale_down(layout.blob, *rescale);
   return layout;
@@ -122,14 +141,12 @@ LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const R
   for (std::size_t d = 0; d < schedule.digits.size(); ++d) {
     const KeySwitchDigit& digit = schedule.digits[d];
     DeviceConversion c = rebase(digit.mod_up, layout.digits[d], base);
-    // The digit's coefficient rows sit (first - level) rows into the input
-    // and keep their place in the extended buffer.
+    // The digit's coefficient rows sit (first - level) rows into the input.
     c.source_offset_rows = static_cast<int>(digit.q_rows.first - schedule.active_q_rows.first);
-    c.copy_offset_rows = static_cast<int>(digit.q_rows.first - schedule.extended_rows.first);
-    c.copy_sources = 1;
     layout.blob.write(layout.digit_array + d * sizeof(DeviceConversion), c);
   }
   out.mod_up = reinterpret_cast<const DeviceConversion*>(base + layout.digit_array);
+  out.own_row_starts = reinterpret_cast<const std::uint32_t*>(base + layout.own_row_starts);
   out.mod_down = rebase(schedule.mod_down, layout.mod_down, base);
   if (rescale) {
     out.rescale = rebase(*rescale, layout.rescale, base);

@@ -20,6 +20,10 @@ struct LevelConstants {
   int first_digit = 0;   // key component of active digit 0
   int digit_count = 0;   // active digits
   const DeviceConversion* mod_up = nullptr;  // device array [digit_count]
+  // Device array [digit_count + 1]: digit d's own rows (the input's rows it
+  // is made of) are extended rows [own_row_starts[d], own_row_starts[d + 1])
+  // (ntt::gpu::PassArgs::skip_starts).
+  const std::uint32_t* own_row_starts = nullptr;
   DeviceScaleDown mod_down;                  // extended rows -> rows level..L
   DeviceScaleDown rescale;                   // drop row `level` (unset at the last level)
   bool has_rescale = false;

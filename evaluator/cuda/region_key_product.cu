@@ -25,9 +25,9 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, blockIdx.y, threadIdx.x);
-  ntt::gpu::forward_columns_at<Word, Skip, Consecutive>(f.region, shared, th);
+  digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, blockIdx.y);
   __syncthreads();
-  ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared, th);
+  digit_tile_rows<Word, Skip, Consecutive>(f, shared, th);
   __syncthreads();
   fused_key_product<Word, Galois>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
 }
@@ -65,6 +65,11 @@ void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const Rota
                           std::to_string(kMinFusedDigits) + " to " +
                           std::to_string(kMaxFusedDigits) + "), a region of " + std::to_string(stages) +
                           " stages (6 or 8), logN " + std::to_string(args.log_n));
+  }
+  const bool skips = region.is_wide ? region.wide.skip_starts : region.narrow.skip_starts;
+  if (skips && !args.decomposed) {
+    throw InvalidArgument("launch_region_key_product: the ModUp skipped the digits' own rows, but the decomposed "
+                          "part is not given");
   }
   if (region.is_wide) {
     launch_for_word(region.wide, term, args, out, stream);

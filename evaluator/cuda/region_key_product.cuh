@@ -1,7 +1,8 @@
 // The fused ModUp region + key product's thread bodies (the kernel in
 // region_key_product.cu), in three phases separated by block barriers:
-// the region's columns and rows (the NTT's forward_columns_at and
-// tile_rows_at on the thread's fused_tile_thread), then fused_key_product.
+// the region's columns and rows (digit_tile_columns and digit_tile_rows:
+// the NTT's forward_columns_at and tile_rows_at on the thread's
+// fused_tile_thread), then fused_key_product.
 // FHE_HD, so the host emulation test
 // (tests/evaluator/gpu/region_key_product_emulation_test.cpp) runs them
 // thread by thread and CI checks their indexing without a GPU.
@@ -57,6 +58,34 @@ FHE_HD ntt::gpu::TileThread fused_tile_thread(const RegionKeyProductArgs<Word>& 
   th.tile = Galois ? f.term.table[out_tile << ntt::gpu::kTileBits] >> ntt::gpu::kTileBits : out_tile;
   th.global_tile = (th.data_row << (f.sum.log_n - ntt::gpu::kTileBits)) + th.tile;
   return th;
+}
+
+// Phases 1 and 2 of a thread's digit tile: the region's forward transform,
+// or, in a digit's own row (which the ModUp's passes skipped), the
+// decomposed part's NTT-form words there, the transform's very output.
+template <typename Word, int Skip, bool Consecutive>
+FHE_HD void digit_tile_columns(const RegionKeyProductArgs<Word>& f, Word* shared, const ntt::gpu::TileThread& th,
+                               std::uint32_t r) {
+  if (!ntt::gpu::skipped_row(f.region, th.data_row)) {
+    ntt::gpu::forward_columns_at<Word, Skip, Consecutive>(f.region, shared, th);
+    return;
+  }
+  ntt::gpu::wait_for_previous_kernel();  // the part may be the previous kernel's output
+  const terms::u64* tile = f.sum.decomposed + (static_cast<std::size_t>(r) << f.sum.log_n) +
+                           (static_cast<std::size_t>(th.tile) << ntt::gpu::kTileBits);
+  Word* own = shared + th.tile_in_block * ntt::gpu::kPaddedTileWords;
+#pragma unroll
+  for (int k = 0; k < ntt::gpu::kWordsPerThread; ++k) {
+    const std::uint32_t w = th.lane + ntt::gpu::kThreadsPerTile * k;
+    own[ntt::gpu::padded(w)] = static_cast<Word>(tile[w]);
+  }
+}
+
+template <typename Word, int Skip, bool Consecutive>
+FHE_HD void digit_tile_rows(const RegionKeyProductArgs<Word>& f, Word* shared, const ntt::gpu::TileThread& th) {
+  if (!ntt::gpu::skipped_row(f.region, th.data_row)) {
+    ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared, th);
+  }
 }
 
 // Phase 3: the term at positions thread, thread + block_threads, ... of the

@@ -80,10 +80,10 @@ class CudaPlan final : public NttPlan {
   const NttSchedule& schedule() const override { return schedule_; }
 
   void forward(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
-    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), true);
+    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), true, nullptr);
   }
   void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
-    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), false);
+    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), false, nullptr);
   }
 
   std::vector<LaunchDescription> describe(RowRange rows, bool forward) const override {
@@ -133,26 +133,28 @@ class CudaPlan final : public NttPlan {
 
   void transform_batch(std::uint64_t* data, RowRange rows, std::size_t batch, StreamHandle stream,
                        bool forward) const override {
-    enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), forward);
+    enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), forward, nullptr);
   }
 
-  void enqueue(std::uint64_t* data, RowRange rows, std::size_t batch, cudaStream_t stream,
-               bool forward) const {
+ public:
+  // forward_batch_skipping (cuda_plans.h) and every batch.
+  void enqueue(std::uint64_t* data, RowRange rows, std::size_t batch, cudaStream_t stream, bool forward,
+               const std::uint32_t* skip_starts) const {
     check_rows(rows);
     if (rows.count == 0 || batch == 0) return;
     fhe::cuda::DeviceGuard guard(device_index_);
     const std::size_t launches = (forward ? forward_launches_ : inverse_launches_).size();
     if (word_ == WordType::int64) {
-      enqueue_passes(tables64_, data, rows, batch, stream, forward, launches);
+      enqueue_passes(tables64_, data, rows, batch, stream, forward, launches, skip_starts);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, forward, launches);
+      enqueue_passes(tables32_, data, rows, batch, stream, forward, launches, skip_starts);
     }
   }
 
- public:
   // forward_batch_before_region (cuda_plans.h).
-  std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows,
-                                                          std::size_t batch, cudaStream_t stream) const {
+  std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows, std::size_t batch,
+                                                          cudaStream_t stream,
+                                                          const std::uint32_t* skip_starts) const {
     check_rows(rows);
     if (rows.count == 0 || batch == 0 || forward_launches_.empty() ||
         forward_launches_.back().kernel != gpu::KernelKind::shared_region) {
@@ -166,21 +168,22 @@ class CudaPlan final : public NttPlan {
                                                region.is_wide ? 8 : 4)
                                  .tiles_per_block;
     if (region.is_wide) {
-      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier);
-      region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true);
+      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts);
+      region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier);
-      region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true);
+      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts);
+      region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     }
     return region;
   }
 
  private:
-  // The first `launch_count` passes of the direction's schedule.
+  // The first `launch_count` passes of the direction's schedule (the
+  // indexed stages of radix2_indexed transform skipped rows too).
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
-                      std::size_t batch, cudaStream_t stream, bool forward,
-                      std::size_t launch_count) const {
+                      std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
+                      const std::uint32_t* skip_starts) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const std::size_t data_rows = rows.count * batch;
     for (std::size_t i = 0; i < launch_count; ++i) {
@@ -194,7 +197,7 @@ class CudaPlan final : public NttPlan {
             tables.stride, index_entries_.data(), rows, log_n());
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
-        const gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward);
+        const gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward, skip_starts);
         if (launch.kernel == gpu::KernelKind::global_pass) {
           status = gpu::launch_global_pass(args, forward, shape, stream);
         } else {
@@ -212,9 +215,10 @@ class CudaPlan final : public NttPlan {
 
   template <typename Word>
   gpu::PassArgs<Word> pass_args(const DeviceTables<Word>& tables, const gpu::PassLaunch& launch,
-                                std::uint64_t* data, RowRange rows, std::size_t batch, bool forward) const {
+                                std::uint64_t* data, RowRange rows, std::size_t batch, bool forward,
+                                const std::uint32_t* skip_starts) const {
     return gpu::make_pass_args(launch, data, forward ? tables.forward.data() : tables.inverse.data(),
-                               tables.constants.data(), tables.stride, rows, batch, log_n());
+                               tables.constants.data(), tables.stride, rows, batch, log_n(), skip_starts);
   }
 
   template <typename Word>
@@ -247,10 +251,19 @@ class CudaPlan final : public NttPlan {
 
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
-                                                              StreamHandle stream) {
+                                                              StreamHandle stream,
+                                                              const std::uint32_t* skip_starts) {
   const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
   if (!cuda_plan) return std::nullopt;
-  return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native));
+  return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native),
+                                          skip_starts);
+}
+
+void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,
+                            const std::uint32_t* skip_starts, StreamHandle stream) {
+  const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
+  if (!cuda_plan) return plan.forward_batch(data, rows, batch, stream);
+  cuda_plan->enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), true, skip_starts);
 }
 
 std::unique_ptr<NttPlan> make_cuda_plan(const BackendInfo& backend, NttSchedule schedule,

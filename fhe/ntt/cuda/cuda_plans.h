@@ -31,9 +31,19 @@ void cuda_transform_host_data(const NttPlan& plan, std::vector<std::uint64_t>& d
 // ends in the shared-memory region, minus that last pass: every earlier pass
 // is enqueued on `stream` and the region's arguments are returned for the
 // caller's kernel to run. Enqueues nothing and returns nullopt for other
-// plans (radix2_indexed has no region; CPU plans).
+// plans (radix2_indexed has no region; CPU plans). With skip_starts (a
+// device array, gpu::PassArgs::skip_starts), the passes may leave those
+// rows of each block untransformed, and the region's arguments carry it.
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
-                                                              StreamHandle stream);
+                                                              StreamHandle stream,
+                                                              const std::uint32_t* skip_starts = nullptr);
+
+// forward_batch(data, rows, batch) whose passes may leave the rows of
+// skip_starts untransformed (their words are unspecified afterwards): the
+// evaluator's ModUp, which writes the digits' own rows itself. Other plans
+// transform every row.
+void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,
+                            const std::uint32_t* skip_starts, StreamHandle stream);
 
 }  // namespace fhe::ntt

@@ -160,6 +160,12 @@ struct PassArgs {
   std::uint32_t stage_count;
   std::uint32_t table_stride;  // pairs per row in `twiddles`
   StageTwiddleAddress address;
+  // Rows a batched forward transform may leave as they are (the ModUp's
+  // digits: each digit's own rows, which the evaluator has in NTT form):
+  // in batch block b, rows [skip_starts[b], skip_starts[b + 1]) of the
+  // block. A device array of batch_count + 1 entries; null skips nothing.
+  // Such rows hold unspecified words afterwards.
+  const std::uint32_t* skip_starts = nullptr;
 };
 
 // A plan's last forward pass when it is the shared-memory region, for a
@@ -199,6 +205,15 @@ struct IndexedStageArgs {
 template <typename Args>
 FHE_HD std::uint32_t plan_row_of(const Args& a, std::uint32_t row) {
   return a.first_row + (row < a.batch_rows.value ? row : a.batch_rows.remainder(row));
+}
+
+// Whether data row `row` of a launch is one its pass may skip (skip_starts).
+template <typename Word>
+FHE_HD bool skipped_row(const PassArgs<Word>& a, std::uint32_t row) {
+  if (a.skip_starts == nullptr) return false;
+  const std::uint32_t block = a.batch_rows.quotient(row);
+  const std::uint32_t in_block = row - block * a.batch_rows.value;
+  return in_block >= a.skip_starts[block] && in_block < a.skip_starts[block + 1];
 }
 
 }  // namespace fhe::ntt::gpu

@@ -83,7 +83,7 @@ inline std::vector<PassLaunch> make_pass_launches(const BackendInfo& backend,
 template <typename Word>
 PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, const TwiddlePair<Word>* twiddles,
                               const RowConstants<Word>* constants, std::uint32_t table_stride, RowRange rows,
-                              std::size_t batch, int log_n) {
+                              std::size_t batch, int log_n, const std::uint32_t* skip_starts = nullptr) {
   // The kernels divide row and tile indices with FastDivisor.
   if ((rows.count * batch) << std::max(log_n - kTileBits, 0) >= (std::size_t{1} << FastDivisor::kNumeratorBits)) {
     throw InvalidArgument("an NTT launch of " + std::to_string(rows.count * batch) + " rows at logN " +
@@ -100,7 +100,8 @@ PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, con
           static_cast<std::uint32_t>(launch.first_stage),
           static_cast<std::uint32_t>(launch.stage_count),
           table_stride,
-          launch.address};
+          launch.address,
+          skip_starts};
 }
 
 // The arguments of one radix2_indexed stage over `batch` blocks of `rows`,

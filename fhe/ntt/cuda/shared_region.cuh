@@ -58,6 +58,15 @@ FHE_HD std::uint32_t block_first_tile(const PassArgs<Word>& a, std::uint32_t blo
   return (data_row << tiles_per_row_log) + (block_index & ((1u << blocks_per_row_log) - 1u)) * tiles_per_block;
 }
 
+// Whether a block's tiles all lie in one skipped row (PassArgs::skip_starts):
+// then it has nothing to do. Blocks spanning rows (logN < 12) run.
+template <typename Word>
+FHE_HD bool block_skipped(const PassArgs<Word>& a, std::uint32_t block_index, std::uint32_t tiles_per_block) {
+  const std::uint32_t tiles_per_row_log = a.log_n - kTileBits;
+  if (a.skip_starts == nullptr || tiles_per_block > (1u << tiles_per_row_log)) return false;
+  return skipped_row(a, block_first_tile(a, block_index, tiles_per_block) >> tiles_per_row_log);
+}
+
 template <typename Word>
 FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t block_index,
                                      std::uint32_t tiles_per_block, std::uint32_t thread) {

@@ -12,6 +12,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const std::uint32_t tiles_per_block = blockDim.x / kThreadsPerTile;
+  if (block_skipped(args, blockIdx.x, tiles_per_block)) return;
   if constexpr (Forward) {
     forward_columns<Word, Skip, Consecutive>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
     __syncthreads();

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct Case {
   int q_rows, p_rows;
   bool galois;      // a rotation (by 3 slots) rather than relinearization
   bool accumulate;  // add a plaintext-weighted term to an extended sum
+  bool skip_own = false;  // the ModUp's passes skip each digit's own Q rows
 };
 
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
@@ -49,12 +51,12 @@ void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, st
     for (std::uint32_t x = 0; x < grid_x; ++x) {
       for (Word& w : shared) w = static_cast<Word>(garbage());
       for (std::uint32_t t = 0; t < threads; ++t) {
-        ntt::gpu::forward_columns_at<Word, Skip, Consecutive>(f.region, shared.data(),
-                                                 cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
+        cuda::digit_tile_columns<Word, Skip, Consecutive>(f, shared.data(),
+                                                          cuda::fused_tile_thread<Word, Galois>(f, x, y, t), y);
       }
       for (std::uint32_t t = 0; t < threads; ++t) {
-        ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared.data(),
-                                                 cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
+        cuda::digit_tile_rows<Word, Skip, Consecutive>(f, shared.data(),
+                                                       cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
       }
       for (std::uint32_t t = 0; t < threads; ++t) cuda::fused_key_product<Word, Galois>(f, shared.data(), x, y, t, threads);
     }
@@ -82,8 +84,28 @@ void check(const Case& c) {
   std::vector<u64> transformed = ext;
   const auto oracle = ntt::make_plan("radix2_indexed", {}, c.log_n, moduli, word);
   for (std::size_t d = 0; d < digits; ++d) oracle->forward(transformed.data() + d * rows * n, {first_row, rows});
+  // With skip_own, digit d owns Q rows [starts[d], starts[d + 1]): the passes
+  // skip them, the extended buffer holds garbage there, and the fused kernel
+  // reads them from the decomposed part (the oracle's words).
+  std::vector<std::uint32_t> starts;
+  std::vector<u64> decomposed;
+  if (c.skip_own) {
+    const auto q_rows = static_cast<std::uint32_t>(c.q_rows);
+    const auto per_digit = (q_rows + static_cast<std::uint32_t>(digits) - 1) / static_cast<std::uint32_t>(digits);
+    for (std::uint32_t d = 0; d <= digits; ++d) starts.push_back(std::min(q_rows, d * per_digit));
+    decomposed.resize(static_cast<std::size_t>(c.q_rows) * n);
+    for (std::size_t d = 0; d < digits; ++d) {
+      for (std::size_t r = starts[d]; r < starts[d + 1]; ++r) {
+        for (std::size_t k = 0; k < n; ++k) {
+          decomposed[r * n + k] = transformed[(d * rows + r) * n + k];
+          ext[(d * rows + r) * n + k] = rng();
+        }
+      }
+    }
+  }
   testing::KernelEmulator<Word> emulator(backend, c.log_n, moduli, 132);
-  const ntt::gpu::PassArgs<Word> region = emulator.forward_before_region(ext, {first_row, rows}, digits);
+  const ntt::gpu::PassArgs<Word> region =
+      emulator.forward_before_region(ext, {first_row, rows}, digits, c.skip_own ? starts.data() : nullptr);
 
   // Key (components from first_digit), table, c0, plaintext, [P]_(q).
   const int first_digit = 1;
@@ -108,6 +130,7 @@ void check(const Case& c) {
   s.first_digit = first_digit;
   s.key_rows = key_rows;
   s.c0 = c0.data();
+  s.decomposed = c.skip_own ? decomposed.data() : nullptr;
   s.p_mod_q = p_mod_q.data();
   s.p_mod_q_shoup = p_shoup.data();
   s.first_row = first_row;
@@ -171,10 +194,15 @@ void check(const Case& c) {
 TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
   // Two output tiles a block at 5 digits, one at 9 and 16; the 6-stage
   // region of radix8; logN 9 (two tiles a row) and 8 (the region alone).
+  // Skipped own rows: a Q row each digit (64-bit, relinearization and a
+  // rotation), and a Q row each for three of six digits (32-bit).
   check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 3, 2, false, false});
+  check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 5, 2, false, false, true});
   check<u64>({"radix16_compact", 12, 61, 9, 3, 2, true, false});
   check<u64>({"radix8_compact", 12, 60, 7, 3, 2, true, true});
+  check<u64>({"radix8_compact", 12, 60, 7, 7, 2, true, false, true});
   check<std::uint32_t>({"radix2_compact_group8_smem8", 11, 28, 16, 2, 1, true, false});
+  check<std::uint32_t>({"radix4_compact", 12, 28, 6, 3, 2, true, false, true});
   check<std::uint32_t>({"radix4_compact", 10, 28, 6, 2, 2, false, true});
   check<u64>({"radix2_compact_group4_smem8", 9, 60, 5, 2, 1, false, true});
   check<u64>({"radix2_compact_group8_smem8", 8, 60, 5, 1, 1, true, false});

@@ -34,9 +34,10 @@ class KernelEmulator {
 
   // Transforms `batch` blocks of rows.count rows of `data` (each block plan
   // rows rows.first...) in place, as NttPlan::forward_batch does; only the
-  // first `launch_count` passes when it is given.
-  void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward,
-           std::size_t batch = 1, std::size_t launch_count = SIZE_MAX) {
+  // first `launch_count` passes when it is given, leaving the rows of
+  // skip_starts (host memory here) where the kernels do.
+  void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward, std::size_t batch = 1,
+           std::size_t launch_count = SIZE_MAX, const std::uint32_t* skip_starts = nullptr) {
     const std::size_t data_rows = rows.count * batch;
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, forward);
     for (std::size_t i = 0; i < launches.size() && i < launch_count; ++i) {
@@ -59,7 +60,7 @@ class KernelEmulator {
         });
         continue;
       }
-      const ntt::gpu::PassArgs<Word> args = pass_args(launch, data, rows, batch, forward);
+      const ntt::gpu::PassArgs<Word> args = pass_args(launch, data, rows, batch, forward, skip_starts);
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
         run_global_pass(args, shape, forward);
       } else {
@@ -87,22 +88,23 @@ class KernelEmulator {
   // on `data`, and the arguments of the last, the shared region (which the
   // schedule must end in).
   ntt::gpu::PassArgs<Word> forward_before_region(std::vector<std::uint64_t>& data, ntt::RowRange rows,
-                                                 std::size_t batch) {
+                                                 std::size_t batch, const std::uint32_t* skip_starts = nullptr) {
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
     if (launches.back().kernel != ntt::gpu::KernelKind::shared_region) {
       throw std::logic_error("the schedule does not end in the shared region");
     }
-    run(data, rows, true, batch, launches.size() - 1);
-    return pass_args(launches.back(), data, rows, batch, true);
+    run(data, rows, true, batch, launches.size() - 1, skip_starts);
+    return pass_args(launches.back(), data, rows, batch, true, skip_starts);
   }
 
  private:
   std::size_t n() const { return std::size_t{1} << log_n_; }
 
   ntt::gpu::PassArgs<Word> pass_args(const ntt::gpu::PassLaunch& launch, std::vector<std::uint64_t>& data,
-                                     ntt::RowRange rows, std::size_t batch, bool forward) const {
+                                     ntt::RowRange rows, std::size_t batch, bool forward,
+                                     const std::uint32_t* skip_starts) const {
     return ntt::gpu::make_pass_args(launch, data.data(), forward ? tables_.forward.data() : tables_.inverse.data(),
-                                    tables_.constants.data(), tables_.stride, rows, batch, log_n_);
+                                    tables_.constants.data(), tables_.stride, rows, batch, log_n_, skip_starts);
   }
 
   template <typename F>
@@ -156,6 +158,7 @@ class KernelEmulator {
                      const RegionLastPhase& last) {
     std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
     for (std::uint32_t block = 0; block < shape.grid_x; ++block) {
+      if (ntt::gpu::block_skipped(args, block, shape.tiles_per_block)) continue;
       for (Word& w : shared) w = static_cast<Word>(garbage_());
       auto phase = [&](auto&& body) {
         for (std::uint32_t t = 0; t < shape.block; ++t) body(args, shared.data(), block, shape.tiles_per_block, t);
