@@ -30,6 +30,7 @@ FHE_HD std::uint32_t global_pass_items_per_row(std::uint32_t log_n) {
 
 template <typename Word, int G, bool Forward>
 FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
+  if (skipped_row(a, row)) return;
   constexpr int kSpan = 1 << G;
   constexpr int kLanes = kGlobalPassLanes<Word, G>;
   const std::uint32_t stride_log = a.log_n - a.first_stage - G;  // t = 2^stride_log >= 2

@@ -121,7 +121,6 @@ class KernelEmulator {
                    bool forward) {
     for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
       if (item >= ntt::gpu::global_pass_items_per_row<Word, G>(args.log_n)) return;
-      if (ntt::gpu::skipped_row(args, row)) return;  // the kernel's MaySkip test
       if (forward) {
         ntt::gpu::global_pass_item<Word, G, true>(args, row, item);
       } else {
