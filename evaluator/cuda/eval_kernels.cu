@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kBlock, 3)
                             std::size_t destination_stride, int log_n) {
   const std::size_t item = blockIdx.y;
   convert_block<kModUpTargetsPerSlice>(conversions[item * conversion_stride], source + item * source_stride,
-                destination + item * destination_stride, log_n);
+                                       destination + item * destination_stride, log_n);
 }
 
 __global__ void __launch_bounds__(kBlock, 3)
@@ -151,7 +151,8 @@ __global__ void __launch_bounds__(kBlock, 3)
                             std::size_t source_stride, u64* destination, std::size_t destination_stride,
                             int log_n) {
   const std::size_t item = blockIdx.y;
-  convert_block<kScaleDownTargetsPerSlice>(conversion, source + item * source_stride, destination + item * destination_stride, log_n);
+  convert_block<kScaleDownTargetsPerSlice>(conversion, source + item * source_stride,
+                                           destination + item * destination_stride, log_n);
 }
 
 // Blocks over half the coefficients (two per thread), the items, and the
