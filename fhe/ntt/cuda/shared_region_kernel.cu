@@ -39,7 +39,8 @@ SharedRegionKernel<Word> select_kernel(int stage_count, bool consecutive, bool f
     throw InvalidArgument("shared-memory NTT region of " + std::to_string(stage_count) +
                           " stages (the kernels do 6 or 8)");
   }
-  return with_region_variant(static_cast<std::uint32_t>(stage_count), consecutive, [&]<int Skip, bool Consecutive>() -> SharedRegionKernel<Word> {
+  const auto stages = static_cast<std::uint32_t>(stage_count);
+  return with_region_variant(stages, consecutive, [&]<int Skip, bool Consecutive>() -> SharedRegionKernel<Word> {
     if (forward) {
       return throughput ? ntt_shared_region<Word, true, Skip, Consecutive, kThroughputMinBlocksPerSm>
                         : ntt_shared_region<Word, true, Skip, Consecutive, kMinBlocksPerSm>;
