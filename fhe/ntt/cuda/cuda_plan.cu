@@ -164,8 +164,9 @@ class CudaPlan final : public NttPlan {
     const std::size_t earlier = forward_launches_.size() - 1;
     gpu::ForwardRegion region;
     region.is_wide = word_ == WordType::int64;
+    // The caller's kernel runs the region with 16-thread tiles: never split.
     region.tiles_per_block = gpu::launch_shape(forward_launches_.back(), log_n(), rows.count * batch, sm_count_,
-                                               region.is_wide ? 8 : 4)
+                                               region.is_wide ? 8 : 4, false)
                                  .tiles_per_block;
     if (region.is_wide) {
       enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts);

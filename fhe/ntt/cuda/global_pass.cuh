@@ -17,45 +17,66 @@
 
 namespace fhe::ntt::gpu {
 
-template <typename Word, int G>
-inline constexpr int kGlobalPassLanes = global_pass_lanes(G, sizeof(Word));
-template <typename Word, int G>
-inline constexpr int kGlobalPassLanesLog = kGlobalPassLanes<Word, G> == 2 ? 1 : 0;
+// The thread layout of a pass (kernel_params.h): Split halves the words a
+// thread holds (launches with fewer warps than schedulers).
+template <typename Word, int G, bool Split>
+inline constexpr GlobalPassLayout kGlobalPassLayout = global_pass_layout(G, sizeof(Word), Split);
 
-// Thread items per row: one per `lanes` offsets in every block.
-template <typename Word, int G>
+template <typename Word, int G, bool Split = false>
 FHE_HD std::uint32_t global_pass_items_per_row(std::uint32_t log_n) {
-  return 1u << (log_n - G - kGlobalPassLanesLog<Word, G>);
+  return 1u << global_pass_items_log(static_cast<int>(log_n), G, kGlobalPassLayout<Word, G, Split>);
 }
 
-template <typename Word, int G, bool Forward>
-FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
-  if (skipped_row(a, row)) return;
-  constexpr int kSpan = 1 << G;
-  constexpr int kLanes = kGlobalPassLanes<Word, G>;
+// Where an item's words lie: word k of lane l at base + l + k * 2^stride_log,
+// and the block (group at the pass's first stage) they belong to.
+struct PassColumn {
+  std::uint64_t* base;
+  std::uint32_t stride_log;
+  std::uint32_t block;
+  std::uint32_t plan_row;
+};
+
+template <typename Word, int G>
+FHE_HD PassColumn locate_pass_column(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t offset_item,
+                                     int lanes) {
+  const std::uint32_t lanes_log = lanes == 2 ? 1 : 0;
   const std::uint32_t stride_log = a.log_n - a.first_stage - G;  // t = 2^stride_log >= 2
-  const std::uint32_t item_log = stride_log - kGlobalPassLanesLog<Word, G>;  // items per block
-  const std::uint32_t block = item >> item_log;
-  const std::uint32_t offset = (item & ((1u << item_log) - 1u)) * kLanes;
+  const std::uint32_t item_log = stride_log - lanes_log;        // items per block
+  const std::uint32_t block = offset_item >> item_log;
+  const std::uint32_t offset = (offset_item & ((1u << item_log) - 1u)) << lanes_log;
   std::uint64_t* base = a.data + (static_cast<std::size_t>(row) << a.log_n) +
                         (static_cast<std::size_t>(block) << (a.log_n - a.first_stage)) + offset;
-  const std::uint32_t plan_row = plan_row_of(a, row);
-  const TwiddlePair<Word>* twiddles =
-      a.twiddles + static_cast<std::size_t>(plan_row) * a.table_stride;
-  const Word q = a.constants[plan_row].q;
+  return {base, stride_log, block, plan_row_of(a, row)};
+}
+
+// The twiddles of stages 0..Count-1 of the pass for its block. Every global
+// pass (one group or one digit) has them side by side; make_pass_launches
+// checks it.
+template <typename Word, int Count>
+FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Word>& a, const PassColumn& col) {
+  const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(col.plan_row) * a.table_stride;
+  load_stage_twiddles<Count, 0, true>(tw, [&](int r, int group) {
+    return twiddles + twiddle_index(a.address, r, (col.block << r) + group);
+  });
+}
+
+template <typename Word, int G, bool Forward, bool Split = false>
+FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
+  static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
+  if (skipped_row(a, row)) return;
+  constexpr int kSpan = 1 << G;
+  constexpr int kLanes = kGlobalPassLayout<Word, G, Split>.lanes;
+  const PassColumn col = locate_pass_column<Word, G>(a, row, item, kLanes);
+  const Word q = a.constants[col.plan_row].q;
 
   StageTwiddles<Word, G> tw;
-  // Every global pass (one group or one digit) has its twiddles side by
-  // side; make_pass_launches checks it.
-  load_stage_twiddles<G, 0, true>(tw, [&](int r, int group) {
-    return twiddles + twiddle_index(a.address, r, (block << r) + group);
-  });
+  load_pass_twiddles<Word, G>(tw, a, col);
 
   wait_for_previous_kernel();  // the data is the previous pass's output
   Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
 #pragma unroll
   for (int k = 0; k < kSpan; ++k) {
-    const std::uint64_t* p = base + (static_cast<std::size_t>(k) << stride_log);
+    const std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
     if constexpr (kLanes == 2) {
       std::uint64_t first, second;
       load_two(p, first, second);
@@ -71,7 +92,7 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
   for_each_stage<G, Forward>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
     if (r == 0 && scale_stage0) {
-      register_stage0_scaled<G, kLanes>(v, a.constants[plan_row]);
+      register_stage0_scaled<G, kLanes>(v, a.constants[col.plan_row]);
       return;
     }
     register_stage<Forward, G, r, kLanes>(v, q, [&](int group) { return tw[(1 << r) - 1 + group]; });
@@ -79,12 +100,133 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
 
 #pragma unroll
   for (int k = 0; k < kSpan; ++k) {
-    std::uint64_t* p = base + (static_cast<std::size_t>(k) << stride_log);
+    std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
     if constexpr (kLanes == 2) {
       store_two(p, v[0][k], v[1][k]);
     } else {
       *p = v[0][k];
     }
+  }
+}
+
+// The paired pass: threads 2i and 2i+1 (h = 0, 1) share an offset's 2^G
+// words. In the "parity" layout thread h holds words k = 2j + h, where
+// stages 0..G-2 (pairs at distance >= 2) are local; in the "pair" layout it
+// holds k = 4m + 2h + e, where stage G-1 (pairs k, k+1, group 2m + h) is.
+// Between them each thread keeps v[2m + h] and trades v[2m + 1 - h]. The
+// forward runs parity -> pair, the inverse pair -> parity; the trade goes
+// through shared memory (`mailbox`, a quarter of the words per thread) with
+// a block barrier between the two halves, so the host emulation can run them
+// thread by thread like the region's phases.
+template <typename Word, int G>
+struct PairedPassState {
+  static constexpr int kQuarter = 1 << (G - 2);
+  bool active;
+  std::uint32_t h;
+  PassColumn col;
+  Word q;
+  Word keep[kQuarter];
+  StageTwiddles<Word, G - 1> local;        // stages 0..G-2
+  TwiddlePair<Word> cross[kQuarter];       // stage G-1, groups 2m + h
+};
+
+template <typename Word, int G, bool Forward>
+FHE_HD void paired_stages_local(Word (&v)[1][1 << (G - 1)], const PassArgs<Word>& a,
+                                const PairedPassState<Word, G>& st) {
+  const bool scale_stage0 = !Forward && a.first_stage == 0;
+  for_each_stage<G - 1, Forward>([&](auto stage) {
+    constexpr int r = decltype(stage)::value;
+    if (r == 0 && scale_stage0) {
+      register_stage0_scaled<G - 1, 1>(v, a.constants[st.col.plan_row]);
+      return;
+    }
+    register_stage<Forward, G - 1, r, 1>(v, st.q, [&](int group) { return st.local[(1 << r) - 1 + group]; });
+  });
+}
+
+template <typename Word, int G, bool Forward>
+FHE_HD void paired_stage_cross(Word& first, Word& second, TwiddlePair<Word> w, Word q) {
+  if constexpr (Forward) {
+    forward_butterfly<Word>(first, second, w, q);
+  } else {
+    inverse_butterfly<Word>(first, second, w, q);
+  }
+}
+
+// First half: twiddles, the data, the stages before the trade; posts the
+// traded words.
+template <typename Word, int G, bool Forward>
+FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item,
+                             PairedPassState<Word, G>& st, Word* mailbox, std::uint32_t block_threads,
+                             std::uint32_t thread) {
+  constexpr int kQuarter = PairedPassState<Word, G>::kQuarter;
+  st.active = item < global_pass_items_per_row<Word, G, true>(a.log_n) && !skipped_row(a, row);
+  if (!st.active) return;
+  st.h = item & 1u;
+  st.col = locate_pass_column<Word, G>(a, row, item >> 1, 1);
+  st.q = a.constants[st.col.plan_row].q;
+  load_pass_twiddles<Word, G - 1>(st.local, a, st.col);
+  const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(st.col.plan_row) * a.table_stride;
+  const TwiddlePair<Word>* cross = twiddles + twiddle_index(a.address, G - 1, (st.col.block << (G - 1)) + st.h);
+#pragma unroll
+  for (int m = 0; m < kQuarter; ++m) st.cross[m] = load_twiddle(cross + 2 * m);
+
+  wait_for_previous_kernel();  // the data is the previous pass's output
+  const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
+  Word post[kQuarter];
+  if constexpr (Forward) {
+    Word v[1][2 * kQuarter];
+#pragma unroll
+    for (int j = 0; j < 2 * kQuarter; ++j) v[0][j] = static_cast<Word>(*at(2 * j + static_cast<int>(st.h)));
+    paired_stages_local<Word, G, true>(v, a, st);
+#pragma unroll
+    for (int m = 0; m < kQuarter; ++m) {
+      st.keep[m] = st.h ? v[0][2 * m + 1] : v[0][2 * m];
+      post[m] = st.h ? v[0][2 * m] : v[0][2 * m + 1];
+    }
+  } else {
+#pragma unroll
+    for (int m = 0; m < kQuarter; ++m) {
+      const int k = 4 * m + 2 * static_cast<int>(st.h);
+      Word first = static_cast<Word>(*at(k)), second = static_cast<Word>(*at(k + 1));
+      paired_stage_cross<Word, G, false>(first, second, st.cross[m], st.q);
+      st.keep[m] = st.h ? second : first;
+      post[m] = st.h ? first : second;
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < kQuarter; ++m) mailbox[m * block_threads + thread] = post[m];
+}
+
+// Second half (after the barrier): the partner's words, the stages after
+// the trade, the stores.
+template <typename Word, int G, bool Forward>
+FHE_HD void paired_pass_receive(const PassArgs<Word>& a, PairedPassState<Word, G>& st, const Word* mailbox,
+                                std::uint32_t block_threads, std::uint32_t thread) {
+  constexpr int kQuarter = PairedPassState<Word, G>::kQuarter;
+  if (!st.active) return;
+  const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
+  if constexpr (Forward) {
+#pragma unroll
+    for (int m = 0; m < kQuarter; ++m) {
+      const Word got = mailbox[m * block_threads + (thread ^ 1u)];
+      Word first = st.h ? got : st.keep[m], second = st.h ? st.keep[m] : got;
+      paired_stage_cross<Word, G, true>(first, second, st.cross[m], st.q);
+      const int k = 4 * m + 2 * static_cast<int>(st.h);
+      *at(k) = first;
+      *at(k + 1) = second;
+    }
+  } else {
+    Word v[1][2 * kQuarter];
+#pragma unroll
+    for (int m = 0; m < kQuarter; ++m) {
+      const Word got = mailbox[m * block_threads + (thread ^ 1u)];
+      v[0][2 * m] = st.h ? got : st.keep[m];
+      v[0][2 * m + 1] = st.h ? st.keep[m] : got;
+    }
+    paired_stages_local<Word, G, false>(v, a, st);
+#pragma unroll
+    for (int j = 0; j < 2 * kQuarter; ++j) *at(2 * j + static_cast<int>(st.h)) = v[0][j];
   }
 }
 

@@ -6,40 +6,53 @@
 namespace fhe::ntt::gpu {
 namespace {
 
-template <typename Word, int G, bool Forward, int MinBlocks>
+template <typename Word, int G, bool Forward, bool Split, int MinBlocks>
 __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(PassArgs<Word> args) {
   allow_next_kernel_launch();
   const std::uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
-  if (item >= global_pass_items_per_row<Word, G>(args.log_n)) return;
-  global_pass_item<Word, G, Forward>(args, blockIdx.y, item);
+  if constexpr (kGlobalPassLayout<Word, G, Split>.paired) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    Word* mailbox = reinterpret_cast<Word*>(shared_bytes);
+    PairedPassState<Word, G> state;
+    paired_pass_send<Word, G, Forward>(args, blockIdx.y, item, state, mailbox, blockDim.x, threadIdx.x);
+    __syncthreads();
+    paired_pass_receive<Word, G, Forward>(args, state, mailbox, blockDim.x, threadIdx.x);
+  } else {
+    if (item >= global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
+    global_pass_item<Word, G, Forward, Split>(args, blockIdx.y, item);
+  }
 }
 
 template <typename Word>
 using GlobalPassKernel = void (*)(PassArgs<Word>);
 
+// Throughput launches, latency launches, and latency launches split
+// (LaunchShape::split: always latency-shaped).
 template <typename Word, int G, bool Forward>
-GlobalPassKernel<Word> select_cap(bool throughput) {
+GlobalPassKernel<Word> select_cap(const LaunchShape& shape) {
   constexpr int latency = global_pass_min_blocks<Word, G, Forward>(false);
   constexpr int many = global_pass_min_blocks<Word, G, Forward>(true);
-  return throughput ? ntt_global_pass<Word, G, Forward, many> : ntt_global_pass<Word, G, Forward, latency>;
+  if (shape.throughput) return ntt_global_pass<Word, G, Forward, false, many>;
+  return shape.split ? ntt_global_pass<Word, G, Forward, true, latency>
+                     : ntt_global_pass<Word, G, Forward, false, latency>;
 }
 
 template <typename Word, bool Forward>
-GlobalPassKernel<Word> select_direction(int stage_count, bool throughput) {
+GlobalPassKernel<Word> select_direction(int stage_count, const LaunchShape& shape) {
   switch (stage_count) {
-    case 1: return select_cap<Word, 1, Forward>(throughput);
-    case 2: return select_cap<Word, 2, Forward>(throughput);
-    case 3: return select_cap<Word, 3, Forward>(throughput);
-    case 4: return select_cap<Word, 4, Forward>(throughput);
+    case 1: return select_cap<Word, 1, Forward>(shape);
+    case 2: return select_cap<Word, 2, Forward>(shape);
+    case 3: return select_cap<Word, 3, Forward>(shape);
+    case 4: return select_cap<Word, 4, Forward>(shape);
   }
   throw InvalidArgument("global NTT pass of " + std::to_string(stage_count) +
                         " stages (the kernels fuse 1 to 4)");
 }
 
 template <typename Word>
-GlobalPassKernel<Word> select_kernel(int stage_count, bool forward, bool throughput) {
-  return forward ? select_direction<Word, true>(stage_count, throughput)
-                 : select_direction<Word, false>(stage_count, throughput);
+GlobalPassKernel<Word> select_kernel(int stage_count, bool forward, const LaunchShape& shape) {
+  return forward ? select_direction<Word, true>(stage_count, shape)
+                 : select_direction<Word, false>(stage_count, shape);
 }
 
 }  // namespace
@@ -47,7 +60,7 @@ GlobalPassKernel<Word> select_kernel(int stage_count, bool forward, bool through
 template <typename Word>
 cudaError_t launch_global_pass(const PassArgs<Word>& args, bool forward, const LaunchShape& shape,
                                cudaStream_t stream) {
-  return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), forward, shape.throughput),
+  return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), forward, shape),
                            shape, stream, args);
 }
 
@@ -55,9 +68,9 @@ template <typename Word>
 KernelResources global_pass_resources(int stage_count, bool forward, const LaunchShape& shape) {
   const std::string name = std::string("ntt_global_pass<") + word_tag<Word>() + ",g" +
                            std::to_string(stage_count) + (forward ? ",forward" : ",inverse") +
-                           (shape.throughput ? ",throughput>" : ",latency>");
+                           (shape.throughput ? ",throughput>" : shape.split ? ",latency,split>" : ",latency>");
   return query_kernel_resources(
-      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, forward, shape.throughput)), name, shape);
+      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, forward, shape)), name, shape);
 }
 
 template cudaError_t launch_global_pass(const PassArgs<std::uint64_t>&, bool, const LaunchShape&, cudaStream_t);

@@ -129,7 +129,23 @@ struct LaunchShape {
   // More threads than kMinBlocksPerSm blocks per SM hold: the throughput
   // kernels (kernel_params.h) run it; otherwise the latency kernels.
   bool throughput = false;
+  // Fewer warps than the SMs' schedulers: the split kernels run it
+  // (kernel_params.h, kSplitBelowWarpsPerSm).
+  bool split = false;
 };
+
+inline bool below_one_warp_per_scheduler(std::size_t threads, int sm_count) {
+  return threads < static_cast<std::size_t>(kSplitBelowWarpsPerSm) * 32 * std::max(sm_count, 1);
+}
+
+// Blocks of `per_block` units (tiles or thread items) halve, down to
+// `floor`, while the grid would leave SMs idle.
+inline unsigned shrink_for_idle_sms(unsigned per_block, unsigned floor, std::size_t units, std::size_t rows,
+                                    int sm_count) {
+  const std::size_t wanted_blocks = 2 * static_cast<std::size_t>(std::max(sm_count, 1));
+  while (per_block > floor && ((units + per_block - 1) / per_block) * rows < wanted_blocks) per_block /= 2;
+  return per_block;
+}
 
 // Whether `threads` exceed what the latency kernels keep resident
 // (kMinBlocksPerSm blocks of kMaxBlockThreads per SM): then a third block
@@ -139,34 +155,49 @@ inline bool fills_latency_occupancy(std::size_t threads, int sm_count) {
 }
 
 // Grids cover rows x items. Blocks shrink (down to one warp) while the grid
-// would leave SMs idle, so a single row still spreads over the chip.
+// would leave SMs idle, so a single row still spreads over the chip; a
+// launch with fewer warps than schedulers then takes the split kernels,
+// unless `allow_split` is false (a caller's fused region keeps the 16-thread
+// tiles).
 inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t rows,
-                                int sm_count, std::size_t word_bytes) {
+                                int sm_count, std::size_t word_bytes, bool allow_split = true) {
   LaunchShape shape;
-  const std::size_t wanted_blocks = 2 * static_cast<std::size_t>(std::max(sm_count, 1));
   if (launch.kernel == KernelKind::shared_region) {
     const std::size_t tiles = rows << (log_n - kTileBits);
-    unsigned per_block = kMaxBlockThreads / kThreadsPerTile;
-    while (per_block > 2 && (tiles + per_block - 1) / per_block < wanted_blocks) per_block /= 2;
+    unsigned per_block = shrink_for_idle_sms(kMaxBlockThreads / kThreadsPerTile, 2, tiles, 1, sm_count);
+    shape.throughput = fills_latency_occupancy(((tiles + per_block - 1) / per_block) * per_block * kThreadsPerTile,
+                                               sm_count);
+    shape.split = allow_split && below_one_warp_per_scheduler(tiles * kThreadsPerTile, sm_count);
+    const unsigned threads_per_tile = shape.split ? kSplitThreadsPerTile : kThreadsPerTile;
+    if (shape.split) per_block = shrink_for_idle_sms(kMaxBlockThreads / kSplitThreadsPerTile, 1, tiles, 1, sm_count);
     shape.tiles_per_block = per_block;
-    shape.block = per_block * kThreadsPerTile;
+    shape.block = per_block * threads_per_tile;
     shape.grid_x = static_cast<unsigned>((tiles + per_block - 1) / per_block);
     shape.grid_y = 1;
     shape.dynamic_shared_bytes = per_block * kPaddedTileWords * word_bytes;
-    shape.throughput = fills_latency_occupancy(std::size_t{shape.grid_x} * shape.block, sm_count);
     return shape;
   }
-  const int lanes_log =
-      global_pass_lanes(launch.stage_count, word_bytes) == 2 ? 1 : 0;
-  const std::size_t items = launch.kernel == KernelKind::indexed_stage
-                                ? std::size_t{1} << (log_n - 1)
-                                : std::size_t{1} << (log_n - launch.stage_count - lanes_log);
-  unsigned block = static_cast<unsigned>(std::min<std::size_t>(kMaxBlockThreads, items));
-  while (block > 32 && ((items + block - 1) / block) * rows < wanted_blocks) block /= 2;
-  shape.block = block;
-  shape.grid_x = static_cast<unsigned>((items + block - 1) / block);
+  if (launch.kernel == KernelKind::indexed_stage) {
+    const std::size_t items = std::size_t{1} << (log_n - 1);
+    shape.block = shrink_for_idle_sms(static_cast<unsigned>(std::min<std::size_t>(kMaxBlockThreads, items)), 32,
+                                      items, rows, sm_count);
+    shape.grid_x = static_cast<unsigned>((items + shape.block - 1) / shape.block);
+    shape.grid_y = static_cast<unsigned>(rows);
+    shape.throughput = fills_latency_occupancy(std::size_t{shape.grid_x} * shape.grid_y * shape.block, sm_count);
+    return shape;
+  }
+  const GlobalPassLayout normal = global_pass_layout(launch.stage_count, word_bytes, false);
+  const std::size_t normal_threads = (std::size_t{1} << global_pass_items_log(log_n, launch.stage_count, normal)) * rows;
+  shape.throughput = fills_latency_occupancy(normal_threads, sm_count);
+  shape.split = allow_split && below_one_warp_per_scheduler(normal_threads, sm_count);
+  const GlobalPassLayout layout = global_pass_layout(launch.stage_count, word_bytes, shape.split);
+  const std::size_t items = std::size_t{1} << global_pass_items_log(log_n, launch.stage_count, layout);
+  shape.block = shrink_for_idle_sms(static_cast<unsigned>(std::min<std::size_t>(kMaxBlockThreads, items)), 32,
+                                    items, rows, sm_count);
+  shape.grid_x = static_cast<unsigned>((items + shape.block - 1) / shape.block);
   shape.grid_y = static_cast<unsigned>(rows);
-  shape.throughput = fills_latency_occupancy(std::size_t{shape.grid_x} * shape.grid_y * shape.block, sm_count);
+  // The paired pass exchanges a quarter of an offset's words per thread.
+  if (layout.paired) shape.dynamic_shared_bytes = (std::size_t{shape.block} << (launch.stage_count - 2)) * word_bytes;
   return shape;
 }
 

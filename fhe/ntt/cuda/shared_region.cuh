@@ -35,7 +35,7 @@ struct TileThread {
   std::uint32_t global_tile;    // tile index over all rows of the launch
   std::uint32_t data_row;       // row of the launch's data
   std::uint32_t tile;           // tile index inside its row
-  std::uint32_t lane;           // 0..15
+  std::uint32_t lane;           // 0..15 (0..31 in the split region)
   std::uint32_t tile_in_block;  // its slot in the block's shared memory
 };
 
@@ -67,13 +67,15 @@ FHE_HD bool block_skipped(const PassArgs<Word>& a, std::uint32_t block_index, st
   return skipped_row(a, block_first_tile(a, block_index, tiles_per_block) >> tiles_per_row_log);
 }
 
+// lane < threads_per_tile: 16, or 32 for the split region (split_region.cuh).
 template <typename Word>
 FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t block_index,
-                                     std::uint32_t tiles_per_block, std::uint32_t thread) {
+                                     std::uint32_t tiles_per_block, std::uint32_t thread,
+                                     std::uint32_t threads_per_tile = kThreadsPerTile) {
   TileThread th;
   const std::uint32_t tiles_per_row_log = a.log_n - kTileBits;
-  th.tile_in_block = thread / kThreadsPerTile;
-  th.lane = thread % kThreadsPerTile;
+  th.tile_in_block = thread / threads_per_tile;
+  th.lane = thread % threads_per_tile;
   th.global_tile = block_first_tile(a, block_index, tiles_per_block) + th.tile_in_block;
   th.valid = th.global_tile < (a.row_count << tiles_per_row_log);
   th.data_row = th.global_tile >> tiles_per_row_log;

@@ -1,7 +1,9 @@
-// The shared-memory region kernel: the trailing stages on 256-word tiles,
-// three phases separated by block barriers, per direction and word type.
+// The shared-memory region kernels: the trailing stages on 256-word tiles,
+// three phases separated by block barriers, per direction and word type;
+// 16 threads a tile, or 32 in the split kernel (split_region.cuh).
 #include "fhe/ntt/cuda/kernels.h"
 #include "fhe/ntt/cuda/shared_region.cuh"
+#include "fhe/ntt/cuda/split_region.cuh"
 
 namespace fhe::ntt::gpu {
 namespace {
@@ -28,25 +30,51 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region
   }
 }
 
+// Split launches are latency-shaped: the latency kernels' register cap.
+template <typename Word, bool Forward, int Skip>
+__global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm) ntt_split_region(PassArgs<Word> args) {
+  allow_next_kernel_launch();
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Word* shared = reinterpret_cast<Word*>(shared_bytes);
+  const std::uint32_t tiles_per_block = blockDim.x / kSplitThreadsPerTile;
+  if (block_skipped(args, blockIdx.x, tiles_per_block)) return;
+  if constexpr (Forward) {
+    split_forward_first<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    __syncthreads();
+    split_middle<true, Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    __syncthreads();
+    split_forward_last<Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  } else {
+    split_inverse_first<Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    __syncthreads();
+    split_middle<false, Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    __syncthreads();
+    split_inverse_last<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  }
+}
+
 template <typename Word>
 using SharedRegionKernel = void (*)(PassArgs<Word>);
 
 // The kernel for a region (with_region_variant), direction and launch
-// kind. Throws for a region the kernels do not do (6 or 8 stages).
+// shape. Throws for a region the kernels do not do (6 or 8 stages).
 template <typename Word>
-SharedRegionKernel<Word> select_kernel(int stage_count, bool consecutive, bool forward, bool throughput) {
+SharedRegionKernel<Word> select_kernel(int stage_count, bool consecutive, bool forward, const LaunchShape& shape) {
   if (!shared_region_supported(stage_count)) {
     throw InvalidArgument("shared-memory NTT region of " + std::to_string(stage_count) +
                           " stages (the kernels do 6 or 8)");
   }
   const auto stages = static_cast<std::uint32_t>(stage_count);
   return with_region_variant(stages, consecutive, [&]<int Skip, bool Consecutive>() -> SharedRegionKernel<Word> {
-    if (forward) {
-      return throughput ? ntt_shared_region<Word, true, Skip, Consecutive, kThroughputMinBlocksPerSm>
-                        : ntt_shared_region<Word, true, Skip, Consecutive, kMinBlocksPerSm>;
+    if (shape.split) {  // the general twiddle formula: one kernel for both layouts
+      return forward ? ntt_split_region<Word, true, Skip> : ntt_split_region<Word, false, Skip>;
     }
-    return throughput ? ntt_shared_region<Word, false, Skip, Consecutive, kThroughputMinBlocksPerSm>
-                      : ntt_shared_region<Word, false, Skip, Consecutive, kMinBlocksPerSm>;
+    if (forward) {
+      return shape.throughput ? ntt_shared_region<Word, true, Skip, Consecutive, kThroughputMinBlocksPerSm>
+                              : ntt_shared_region<Word, true, Skip, Consecutive, kMinBlocksPerSm>;
+    }
+    return shape.throughput ? ntt_shared_region<Word, false, Skip, Consecutive, kThroughputMinBlocksPerSm>
+                            : ntt_shared_region<Word, false, Skip, Consecutive, kMinBlocksPerSm>;
   });
 }
 
@@ -56,7 +84,7 @@ template <typename Word>
 cudaError_t launch_shared_region(const PassArgs<Word>& args, bool forward,
                                  const LaunchShape& shape, cudaStream_t stream) {
   return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), args.address.consecutive,
-                                               forward, shape.throughput),
+                                               forward, shape),
                            shape, stream, args);
 }
 
@@ -64,9 +92,10 @@ template <typename Word>
 KernelResources shared_region_resources(int stage_count, bool consecutive, bool forward, const LaunchShape& shape) {
   const std::string name = std::string("ntt_shared_region<") + word_tag<Word>() + ",s" +
                            std::to_string(stage_count) + (consecutive ? ",consecutive" : "") +
-                           (forward ? ",forward" : ",inverse") + (shape.throughput ? ",throughput>" : ",latency>");
+                           (forward ? ",forward" : ",inverse") +
+                           (shape.throughput ? ",throughput>" : shape.split ? ",latency,split>" : ",latency>");
   return query_kernel_resources(
-      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, consecutive, forward, shape.throughput)), name,
+      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, consecutive, forward, shape)), name,
       shape);
 }
 

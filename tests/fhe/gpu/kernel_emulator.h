@@ -16,6 +16,7 @@
 #include "fhe/ntt/cuda/indexed_stage.cuh"
 #include "fhe/ntt/cuda/launch_plan.h"
 #include "fhe/ntt/cuda/shared_region.cuh"
+#include "fhe/ntt/cuda/split_region.cuh"
 #include "fhe/ntt/registry.h"
 
 namespace fhe::testing {
@@ -23,11 +24,14 @@ namespace fhe::testing {
 template <typename Word>
 class KernelEmulator {
  public:
+  // allow_split false: the launch shapes never take the split kernels
+  // (LaunchShape::split), so small launches run the others.
   KernelEmulator(const ntt::BackendInfo& backend, int log_n, std::span<const std::uint64_t> moduli,
-                 int sm_count)
+                 int sm_count, bool allow_split = true)
       : backend_(backend),
         log_n_(log_n),
         sm_count_(sm_count),
+        allow_split_(allow_split),
         schedule_(ntt::make_schedule(backend, log_n)),
         tables_(ntt::gpu::make_host_tables<Word>(backend, log_n, moduli)),
         index_(ntt::gpu::make_index_table(log_n)) {}
@@ -43,7 +47,7 @@ class KernelEmulator {
     for (std::size_t i = 0; i < launches.size() && i < launch_count; ++i) {
       const ntt::gpu::PassLaunch& launch = launches[i];
       const ntt::gpu::LaunchShape shape =
-          ntt::gpu::launch_shape(launch, log_n_, data_rows, sm_count_, sizeof(Word));
+          ntt::gpu::launch_shape(launch, log_n_, data_rows, sm_count_, sizeof(Word), allow_split_);
       const ntt::gpu::TwiddlePair<Word>* twiddles =
           forward ? tables_.forward.data() : tables_.inverse.data();
       if (launch.kernel == ntt::gpu::KernelKind::indexed_stage) {
@@ -69,19 +73,20 @@ class KernelEmulator {
     }
   }
 
-  // A thread's third phase of the forward region: (args, shared, block,
-  // tiles_per_block, thread), like copy_tiles.
-  using RegionLastPhase =
+  // A phase of a region kernel: (args, shared, block, tiles_per_block,
+  // thread), like copy_tiles.
+  using RegionPhase =
       std::function<void(const ntt::gpu::PassArgs<Word>&, Word*, std::uint32_t, std::uint32_t, std::uint32_t)>;
 
   // The forward region on forward_before_region's `args`, with the plan's
   // launch shape and `last` as its third phase instead of the tile store:
   // how a kernel that fuses work into the region runs (the ModDown and
   // rescale finish).
-  void forward_region_then(const ntt::gpu::PassArgs<Word>& args, const RegionLastPhase& last) {
+  void forward_region_then(const ntt::gpu::PassArgs<Word>& args, const RegionPhase& last) {
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
-    run_shared_region(args, ntt::gpu::launch_shape(launches.back(), log_n_, args.row_count, sm_count_, sizeof(Word)),
-                      true, last);
+    run_shared_region(
+        args, ntt::gpu::launch_shape(launches.back(), log_n_, args.row_count, sm_count_, sizeof(Word), false), true,
+        last);
   }
 
   // As ntt::forward_batch_before_region: every forward pass but the last
@@ -116,17 +121,54 @@ class KernelEmulator {
     }
   }
 
-  template <int G>
+  template <int G, bool Split>
   void global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
                    bool forward) {
-    for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
-      if (item >= ntt::gpu::global_pass_items_per_row<Word, G>(args.log_n)) return;
+    if constexpr (ntt::gpu::kGlobalPassLayout<Word, G, Split>.paired) {
       if (forward) {
-        ntt::gpu::global_pass_item<Word, G, true>(args, row, item);
+        paired_pass<G, true>(args, shape);
       } else {
-        ntt::gpu::global_pass_item<Word, G, false>(args, row, item);
+        paired_pass<G, false>(args, shape);
       }
-    });
+    } else {
+      for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
+        if (item >= ntt::gpu::global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
+        if (forward) {
+          ntt::gpu::global_pass_item<Word, G, true, Split>(args, row, item);
+        } else {
+          ntt::gpu::global_pass_item<Word, G, false, Split>(args, row, item);
+        }
+      });
+    }
+  }
+
+  // The paired pass's two halves, each for every thread of a block before
+  // the other (the kernel's barrier), the mailbox starting as garbage.
+  template <int G, bool Forward>
+  void paired_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape) {
+    std::vector<ntt::gpu::PairedPassState<Word, G>> states(shape.block);
+    std::vector<Word> mailbox(shape.dynamic_shared_bytes / sizeof(Word));
+    for (std::uint32_t y = 0; y < shape.grid_y; ++y) {
+      for (std::uint32_t x = 0; x < shape.grid_x; ++x) {
+        for (Word& w : mailbox) w = static_cast<Word>(garbage_());
+        for (std::uint32_t t = 0; t < shape.block; ++t) {
+          ntt::gpu::paired_pass_send<Word, G, Forward>(args, y, x * shape.block + t, states[t], mailbox.data(),
+                                                       shape.block, t);
+        }
+        for (std::uint32_t t = 0; t < shape.block; ++t) {
+          ntt::gpu::paired_pass_receive<Word, G, Forward>(args, states[t], mailbox.data(), shape.block, t);
+        }
+      }
+    }
+  }
+
+  template <int G>
+  void global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape, bool forward) {
+    if (shape.split) {
+      global_pass<G, true>(args, shape, forward);
+    } else {
+      global_pass<G, false>(args, shape, forward);
+    }
   }
 
   void run_global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
@@ -141,7 +183,7 @@ class KernelEmulator {
   }
 
   void run_shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
-                         bool forward, const RegionLastPhase& last = ntt::gpu::copy_tiles<Word, true>) {
+                         bool forward, const RegionPhase& last = ntt::gpu::copy_tiles<Word, true>) {
     if (!ntt::gpu::shared_region_supported(static_cast<int>(args.stage_count))) {
       throw std::logic_error("shared region of unexpected stage count");
     }
@@ -150,27 +192,40 @@ class KernelEmulator {
     });
   }
 
-  // Each phase runs for every thread of the block before the next (the
-  // kernel's barriers); shared memory starts as garbage, as on the device.
-  // The forward's third phase is `last` (the tile store, or a fused kernel's).
+  // Phases as the kernels run them: the split kernel's three rounds, or
+  // columns, rows and the forward's `last`.
   template <int Skip, bool Consecutive>
   void shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape, bool forward,
-                     const RegionLastPhase& last) {
+                     const RegionPhase& last) {
+    using namespace ntt::gpu;
+    using P = RegionPhase;
+    if (shape.split) {
+      if (forward) {
+        region_blocks(args, shape, {P(&split_forward_first<Word, Skip>), P(&split_middle<true, Word>),
+                                    P(&split_forward_last<Word>)});
+      } else {
+        region_blocks(args, shape, {P(&split_inverse_first<Word>), P(&split_middle<false, Word>),
+                                    P(&split_inverse_last<Word, Skip>)});
+      }
+    } else if (forward) {
+      region_blocks(args, shape, {P(&forward_columns<Word, Skip, Consecutive>),
+                                  P(&tile_rows<true, Word, Skip, Consecutive>), last});
+    } else {
+      region_blocks(args, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, Skip, Consecutive>),
+                                  P(&inverse_columns<Word, Skip, Consecutive>)});
+    }
+  }
+
+  // Each phase runs for every thread of the block before the next (the
+  // kernel's barriers); shared memory starts as garbage, as on the device.
+  void region_blocks(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
+                     const std::vector<RegionPhase>& phases) {
     std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
     for (std::uint32_t block = 0; block < shape.grid_x; ++block) {
       if (ntt::gpu::block_skipped(args, block, shape.tiles_per_block)) continue;
       for (Word& w : shared) w = static_cast<Word>(garbage_());
-      auto phase = [&](auto&& body) {
-        for (std::uint32_t t = 0; t < shape.block; ++t) body(args, shared.data(), block, shape.tiles_per_block, t);
-      };
-      if (forward) {
-        phase(ntt::gpu::forward_columns<Word, Skip, Consecutive>);
-        phase(ntt::gpu::tile_rows<true, Word, Skip, Consecutive>);
-        phase(last);
-      } else {
-        phase(ntt::gpu::copy_tiles<Word, false>);
-        phase(ntt::gpu::tile_rows<false, Word, Skip, Consecutive>);
-        phase(ntt::gpu::inverse_columns<Word, Skip, Consecutive>);
+      for (const RegionPhase& phase : phases) {
+        for (std::uint32_t t = 0; t < shape.block; ++t) phase(args, shared.data(), block, shape.tiles_per_block, t);
       }
     }
   }
@@ -178,6 +233,7 @@ class KernelEmulator {
   const ntt::BackendInfo& backend_;
   int log_n_;
   int sm_count_;
+  bool allow_split_;
   ntt::NttSchedule schedule_;
   ntt::gpu::HostTables<Word> tables_;
   std::vector<ntt::gpu::IndexEntry> index_;

@@ -45,7 +45,9 @@ std::size_t count_mismatches(const Words& a, const Words& b) {
 
 class NttCudaPreset : public ::testing::TestWithParam<std::string> {};
 
-// The oracle transforms all QP rows once; each level's rows are a slice.
+// The oracle transforms all QP rows once; each level's rows are a slice,
+// and so are two single rows (a scale prime and the last special prime),
+// whose launches take the split kernels (LaunchShape::split).
 TEST_P(NttCudaPreset, EveryBackendBitExactAtSeveralLevels) {
   SKIP_WITHOUT_GPU();
   const fhe::Preset& preset = fhe::preset_by_name(GetParam());
@@ -57,29 +59,30 @@ TEST_P(NttCudaPreset, EveryBackendBitExactAtSeveralLevels) {
   oracle->forward(expected.data(), oracle->all_rows());
 
   const std::set<int> levels = {0, 1, preset.levels / 2, preset.levels};
+  std::vector<RowRange> row_ranges = {RowRange{0, 1}, RowRange{moduli.size() - 1, 1}};
+  for (int level : levels) row_ranges.push_back(fhe::ntt::level_rows(preset, level));
   int checked = 0;
   for (const auto& backend : fhe::ntt::all_backends()) {
     if (!fhe::ntt::compatibility(backend, preset.log_n).compatible) continue;
     auto plan = fhe::ntt::make_plan(backend.name, kGpu, preset.log_n, moduli, preset.word);
-    for (int level : levels) {
-      const RowRange rows = fhe::ntt::level_rows(preset, level);
+    for (const RowRange rows : row_ranges) {
       const Words level_input = slice(input, n, rows);
       const Words level_expected = slice(expected, n, rows);
       Words forward = level_input;
       fhe::ntt::transform_on_host_data(*plan, forward, rows, Direction::forward);
       EXPECT_EQ(count_mismatches(forward, level_expected), 0u)
-          << backend.name << " forward, level " << level;
+          << backend.name << " forward, rows from " << rows.first << ", " << rows.count;
       Words inverse = level_expected;
       fhe::ntt::transform_on_host_data(*plan, inverse, rows, Direction::inverse);
       EXPECT_EQ(count_mismatches(inverse, level_input), 0u)
-          << backend.name << " inverse, level " << level;
+          << backend.name << " inverse, rows from " << rows.first << ", " << rows.count;
       fhe::ntt::transform_on_host_data(*plan, forward, rows, Direction::inverse);
       EXPECT_EQ(count_mismatches(forward, level_input), 0u)
-          << backend.name << " roundtrip, level " << level;
+          << backend.name << " roundtrip, rows from " << rows.first << ", " << rows.count;
       ++checked;
     }
   }
-  EXPECT_GE(checked, 4 * static_cast<int>(levels.size()));  // the four radix-2 backends at least
+  EXPECT_GE(checked, 4 * static_cast<int>(row_ranges.size()));  // the four radix-2 backends at least
 }
 
 std::vector<std::string> preset_names() {
@@ -206,10 +209,11 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
       EXPECT_EQ(stages, preset.log_n) << backend.name;
       // The inverse runs the passes in reverse order.
       if (!forward) EXPECT_EQ(launches.front().pass_kind, plan->schedule().passes.back().kind);
-      // One row does not: the latency instantiation.
+      // One row does not: the latency instantiation, split (fewer warps
+      // than schedulers).
       for (const auto& launch : plan->describe({0, 1}, forward)) {
         if (!launch.kernel.starts_with("ntt_indexed")) {
-          EXPECT_TRUE(launch.kernel.ends_with(",latency>")) << launch.kernel;
+          EXPECT_TRUE(launch.kernel.ends_with(",latency,split>")) << launch.kernel;
         }
       }
     }

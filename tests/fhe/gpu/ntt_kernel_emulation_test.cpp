@@ -1,13 +1,16 @@
 // The CUDA NTT kernels' thread bodies, run on the host by KernelEmulator:
 // every backend bit-exact against the radix2_indexed CPU oracle at logN
 // 8-13, forward and inverse, 64-bit (60- and 61-bit primes) and 32-bit
-// arithmetic, with a row offset and with the launch shapes of a large and of
-// a one-SM device (the latter on a batch of three blocks of the same plan
-// rows). Runs without a GPU, so CI checks the kernels' logic; also the
-// index arithmetic they share (FastDivisor, consecutive twiddle groups).
+// arithmetic, with a row offset and with the launch shapes of a large
+// device (with its split kernels, which these small launches take, and
+// without) and of a one-SM device (the latter on a batch of three blocks of
+// the same plan rows). Runs without a GPU, so CI checks the kernels' logic;
+// also the index arithmetic they share (FastDivisor, consecutive twiddle
+// groups) and the launch shapes.
 #include <gtest/gtest.h>
 
 #include <random>
+#include <utility>
 
 #include "fhe/ntt/host_transform.h"
 #include "fhe/ntt/registry.h"
@@ -19,7 +22,7 @@ namespace {
 using fhe::ntt::RowRange;
 
 template <typename Word>
-void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, int bits, int sm_count,
+void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, int bits, int sm_count, bool split,
                    int* checked) {
   const auto word = bits > 30 ? fhe::WordType::int64 : fhe::WordType::int32;
   const auto moduli = fhe::testing::ntt_moduli(log_n, 3, bits);
@@ -35,16 +38,16 @@ void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, int bits, in
   std::vector<std::uint64_t> expected = input;
   for (std::size_t b = 0; b < batch; ++b) oracle->forward(expected.data() + b * 2 * oracle->n(), rows);
 
-  fhe::testing::KernelEmulator<Word> emulator(backend, log_n, moduli, sm_count);
+  fhe::testing::KernelEmulator<Word> emulator(backend, log_n, moduli, sm_count, split);
   std::vector<std::uint64_t> actual = input;
   emulator.run(actual, rows, true, batch);
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < actual.size(); ++i) mismatches += actual[i] != expected[i];
   EXPECT_EQ(mismatches, 0u) << backend.name << " forward, logN " << log_n << ", " << bits
-                            << "-bit, sm " << sm_count << ", batch " << batch;
+                            << "-bit, sm " << sm_count << ", split " << split << ", batch " << batch;
   emulator.run(expected, rows, false, batch);
   EXPECT_TRUE(expected == input) << backend.name << " inverse, logN " << log_n << ", " << bits
-                                 << "-bit, sm " << sm_count << ", batch " << batch;
+                                 << "-bit, sm " << sm_count << ", split " << split << ", batch " << batch;
   ++*checked;
 }
 
@@ -53,16 +56,16 @@ TEST(NttKernelEmulation, EveryBackendMatchesOracle) {
   for (int log_n = 8; log_n <= 13; ++log_n) {
     for (const auto& backend : fhe::ntt::all_backends()) {
       if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
-      for (int sm_count : {132, 1}) {
+      for (const auto [sm_count, split] : {std::pair{132, true}, std::pair{132, false}, std::pair{1, true}}) {
         // 61 bits: the widest modulus, where the forward range 8q nears 2^64.
-        check_backend<std::uint64_t>(backend, log_n, log_n % 2 ? 61 : 60, sm_count, &checked);
-        check_backend<std::uint32_t>(backend, log_n, 28, sm_count, &checked);
+        check_backend<std::uint64_t>(backend, log_n, log_n % 2 ? 61 : 60, sm_count, split, &checked);
+        check_backend<std::uint32_t>(backend, log_n, 28, sm_count, split, &checked);
       }
     }
   }
   // 4 radix-2 backends x 6 sizes, radix4 at 8/10/12, radix8 at 9/12, radix16
-  // at 8/12; each with 2 shapes and 2 word types.
-  EXPECT_EQ(checked, (4 * 6 + 3 + 2 + 2) * 2 * 2);
+  // at 8/12; each with 3 shapes and 2 word types.
+  EXPECT_EQ(checked, (4 * 6 + 3 + 2 + 2) * 3 * 2);
 }
 
 // A batched forward with rows to skip (the ModUp's digits' own rows): every
@@ -129,6 +132,35 @@ TEST(NttLaunchShape, ManyRowsGetTheThroughputKernelsOneRowTheLatencyKernels) {
       EXPECT_TRUE(fhe::ntt::gpu::launch_shape(launch, 16, 39, 132, 8).throughput) << name;
       EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 1, 132, 8).throughput) << name;
       EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 5, 132, 8).throughput) << name;
+    }
+  }
+}
+
+// Below one warp per scheduler (4 an SM) a launch takes the split kernels:
+// one row at logN 16 on an H200 (2048-4096 threads of 16 words) does, with
+// twice the threads (a region tile of 32); 9 rows (at least 18432 threads
+// in every pass) do not, nor do launches whose caller keeps the 16-thread
+// tiles.
+TEST(NttLaunchShape, LaunchesWithFewerWarpsThanSchedulersAreSplit) {
+  for (const char* name : {"radix2_compact_group16_smem8", "radix2_compact_group8_smem8", "radix16_compact"}) {
+    const auto& backend = fhe::ntt::backend_info(name);
+    const auto schedule = fhe::ntt::make_schedule(backend, 16);
+    for (const auto& launch : fhe::ntt::gpu::make_pass_launches(backend, schedule, true)) {
+      for (const std::size_t word_bytes : {8u, 4u}) {
+        const auto one = fhe::ntt::gpu::launch_shape(launch, 16, 1, 132, word_bytes);
+        const auto kept = fhe::ntt::gpu::launch_shape(launch, 16, 1, 132, word_bytes, false);
+        EXPECT_TRUE(one.split) << name;
+        EXPECT_FALSE(kept.split) << name;
+        EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 9, 132, word_bytes).split) << name;
+        EXPECT_EQ(std::size_t{one.grid_x} * one.grid_y * one.block,
+                  2 * std::size_t{kept.grid_x} * kept.grid_y * kept.block)
+            << name;
+        const bool paired = launch.kernel == fhe::ntt::gpu::KernelKind::global_pass && launch.stage_count == 4 &&
+                            word_bytes == 8;
+        EXPECT_EQ(one.dynamic_shared_bytes > 0,
+                  launch.kernel == fhe::ntt::gpu::KernelKind::shared_region || paired)
+            << name;
+      }
     }
   }
 }

@@ -1,0 +1,185 @@
+// Body of the split shared-memory region kernel, for launches with fewer
+// warps than the SMs' schedulers (kernel_params.h, kSplitBelowWarpsPerSm):
+// the stages of shared_region.cuh on the same 256-word tiles, but 32
+// threads a tile holding 8 words each, in three rounds of 3, 3 and 2
+// stages. The round starting at local stage F holds the words whose bits
+// 7-F .. 5-F vary: thread T's word i is w = hi << (8-F) | i << (5-F) | lo
+// with T = hi << (5-F) | lo. So F = 0 takes words T + 32 i (stages 0-2),
+// F = 3 stages 3-5, and F = 5 words 8 T + i (stages 6-7: its first
+// position, stage 5, is the middle round's). Rounds trade words through
+// shared memory; the first reads global memory and the last writes it,
+// coalesced in both layouts. The twiddles come from the general address
+// formula: these rounds are not the 4-stage rounds that
+// StageTwiddleAddress::consecutive speaks of.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fhe/ntt/cuda/shared_region.cuh"
+
+namespace fhe::ntt::gpu {
+
+inline constexpr int kSplitRoundBits = 3;
+
+template <int First>
+FHE_HD std::uint32_t split_round_word(std::uint32_t thread_in_tile, int i) {
+  constexpr int kLowBits = 5 - First;  // the tile bits below the round's
+  return ((thread_in_tile >> kLowBits) << (kLowBits + kSplitRoundBits)) |
+         (static_cast<std::uint32_t>(i) << kLowBits) | (thread_in_tile & ((1u << kLowBits) - 1u));
+}
+
+// Positions of a round that belong elsewhere: the region's skipped stages
+// (Skip, radix8's 6-stage region) and the last round's stage 5.
+template <int First, int Skip>
+inline constexpr int kSplitRoundSkip = First == 5 ? 1 : (Skip > First ? Skip - First : 0);
+
+template <int First, int Skip, typename Word>
+FHE_HD void load_split_round_twiddles(StageTwiddles<Word, kSplitRoundBits>& tw, const PassArgs<Word>& a,
+                                      const TileThread& th) {
+  // The group of the thread's words at local stage First.
+  const std::uint32_t block_group = (th.tile << First) + (th.lane >> (5 - First));
+  const TwiddlePair<Word>* twiddles = row_twiddles(a, th);
+  load_stage_twiddles<kSplitRoundBits, kSplitRoundSkip<First, Skip>, false>(tw, [&](int r, int group) {
+    return twiddles + twiddle_index(a.address, First + r, (block_group << r) + group);
+  });
+}
+
+template <bool Forward, int First, int Skip, typename Word>
+FHE_HD void split_round(Word (&v)[1][kSplitWordsPerThread], const StageTwiddles<Word, kSplitRoundBits>& tw,
+                        const PassArgs<Word>& a, const RowConstants<Word>& c) {
+  // The inverse's last butterfly (forward stage 0) carries the N^-1 scaling.
+  const bool region_has_stage0 = a.log_n == static_cast<std::uint32_t>(kTileBits);
+  for_each_stage<kSplitRoundBits, Forward>([&](auto stage) {
+    constexpr int r = decltype(stage)::value;
+    if constexpr (r >= kSplitRoundSkip<First, Skip>) {
+      if (!Forward && First + r == 0 && region_has_stage0) {
+        register_stage0_scaled<kSplitRoundBits, 1>(v, c);
+      } else {
+        register_stage<Forward, kSplitRoundBits, r, 1>(v, c.q, [&](int group) { return tw[(1 << r) - 1 + group]; });
+      }
+    }
+  });
+}
+
+template <int First, typename Word>
+FHE_HD void split_from_shared(Word (&v)[1][kSplitWordsPerThread], const Word* shared, const TileThread& th) {
+  const Word* own = shared + th.tile_in_block * kPaddedTileWords;
+#pragma unroll
+  for (int i = 0; i < kSplitWordsPerThread; ++i) v[0][i] = own[padded(split_round_word<First>(th.lane, i))];
+}
+
+template <int First, typename Word>
+FHE_HD void split_to_shared(Word* shared, const TileThread& th, const Word (&v)[1][kSplitWordsPerThread]) {
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+#pragma unroll
+  for (int i = 0; i < kSplitWordsPerThread; ++i) own[padded(split_round_word<First>(th.lane, i))] = v[0][i];
+}
+
+template <typename Word>
+FHE_HD TileThread locate_split_thread(const PassArgs<Word>& a, std::uint32_t block_index,
+                                      std::uint32_t tiles_per_block, std::uint32_t thread) {
+  return locate_tile_thread(a, block_index, tiles_per_block, thread, kSplitThreadsPerTile);
+}
+
+template <typename Word>
+FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
+  return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
+}
+
+// Forward phase 1: words T + 32 i from global memory, local stages 0-2.
+template <typename Word, int Skip>
+FHE_HD void split_forward_first(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                                std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, kSplitRoundBits> tw;
+  load_split_round_twiddles<0, Skip>(tw, a, th);
+  wait_for_previous_kernel();  // the data is the previous pass's output
+  const std::uint64_t* tile = tile_data(a, th);
+  Word v[1][kSplitWordsPerThread];
+#pragma unroll
+  for (int i = 0; i < kSplitWordsPerThread; ++i) v[0][i] = static_cast<Word>(tile[split_round_word<0>(th.lane, i)]);
+  split_round<true, 0, Skip>(v, tw, a, c);
+  split_to_shared<0>(shared, th, v);
+}
+
+// Phase 2 of both directions: local stages 3-5 (forward) or 5-3 in shared memory.
+template <bool Forward, typename Word>
+FHE_HD void split_middle(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                         std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, kSplitRoundBits> tw;
+  load_split_round_twiddles<3, 0>(tw, a, th);
+  Word v[1][kSplitWordsPerThread];
+  split_from_shared<3>(v, shared, th);
+  split_round<Forward, 3, 0>(v, tw, a, c);
+  split_to_shared<3>(shared, th, v);
+}
+
+// Forward phase 3: local stages 6-7, the final reduction to [0, q), words
+// 8 T + i to global memory as 16-byte pairs.
+template <typename Word>
+FHE_HD void split_forward_last(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                               std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, kSplitRoundBits> tw;
+  load_split_round_twiddles<5, 0>(tw, a, th);
+  Word v[1][kSplitWordsPerThread];
+  split_from_shared<5>(v, shared, th);
+  split_round<true, 5, 0>(v, tw, a, c);
+  std::uint64_t* tile = tile_data(a, th);
+#pragma unroll
+  for (int i = 0; i < kSplitWordsPerThread; i += 2) {
+    store_two(tile + split_round_word<5>(th.lane, i), reduce_forward_output<Word>(v[0][i], c.q),
+              reduce_forward_output<Word>(v[0][i + 1], c.q));
+  }
+}
+
+// Inverse phase 1: words 8 T + i from global memory, local stages 7-6.
+template <typename Word>
+FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                                std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, kSplitRoundBits> tw;
+  load_split_round_twiddles<5, 0>(tw, a, th);
+  wait_for_previous_kernel();  // the data is the previous pass's output
+  const std::uint64_t* tile = tile_data(a, th);
+  Word v[1][kSplitWordsPerThread];
+#pragma unroll
+  for (int i = 0; i < kSplitWordsPerThread; i += 2) {
+    std::uint64_t x, y;
+    load_two(tile + split_round_word<5>(th.lane, i), x, y);
+    v[0][i] = static_cast<Word>(x);
+    v[0][i + 1] = static_cast<Word>(y);
+  }
+  split_round<false, 5, 0>(v, tw, a, c);
+  split_to_shared<5>(shared, th, v);
+}
+
+// Inverse phase 3: local stages 2-0 (N^-1 at stage 0 when the region holds
+// it), words T + 32 i to global memory.
+template <typename Word, int Skip>
+FHE_HD void split_inverse_last(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
+                               std::uint32_t tiles_per_block, std::uint32_t thread) {
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, kSplitRoundBits> tw;
+  load_split_round_twiddles<0, Skip>(tw, a, th);
+  Word v[1][kSplitWordsPerThread];
+  split_from_shared<0>(v, shared, th);
+  split_round<false, 0, Skip>(v, tw, a, c);
+  std::uint64_t* tile = tile_data(a, th);
+#pragma unroll
+  for (int i = 0; i < kSplitWordsPerThread; ++i) tile[split_round_word<0>(th.lane, i)] = v[0][i];
+}
+
+}  // namespace fhe::ntt::gpu
