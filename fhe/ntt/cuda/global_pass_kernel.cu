@@ -26,15 +26,15 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(P
 template <typename Word>
 using GlobalPassKernel = void (*)(PassArgs<Word>);
 
-// Throughput launches, latency launches, and latency launches split
-// (LaunchShape::split: always latency-shaped).
+// Split launches (LaunchShape::split, which are latency-shaped: the latency
+// cap), throughput launches and the other latency launches.
 template <typename Word, int G, bool Forward>
 GlobalPassKernel<Word> select_cap(const LaunchShape& shape) {
   constexpr int latency = global_pass_min_blocks<Word, G, Forward>(false);
   constexpr int many = global_pass_min_blocks<Word, G, Forward>(true);
-  if (shape.throughput) return ntt_global_pass<Word, G, Forward, false, many>;
-  return shape.split ? ntt_global_pass<Word, G, Forward, true, latency>
-                     : ntt_global_pass<Word, G, Forward, false, latency>;
+  if (shape.split) return ntt_global_pass<Word, G, Forward, true, latency>;
+  return shape.throughput ? ntt_global_pass<Word, G, Forward, false, many>
+                          : ntt_global_pass<Word, G, Forward, false, latency>;
 }
 
 template <typename Word, bool Forward>
