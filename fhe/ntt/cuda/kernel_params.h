@@ -35,27 +35,26 @@ FHE_HD constexpr int global_pass_lanes(int stage_count, std::size_t word_bytes) 
 // Launches with fewer warps than the SMs' schedulers (4 a SM) are bound by
 // each warp's chain of dependent instructions: a one-row transform at logN
 // 16 runs one warp an SM at 26 % issue (Nsight Compute, session 9). Their
-// split kernels give each thread half the words or fewer, so more warps
-// share the work: a global pass takes one offset where it takes two, and
-// splits an offset's 8 or 16 words between two neighbouring threads
-// ("paired"); the shared region runs a tile with 32 threads of 8 words in
-// three rounds of 3, 3 and 2 stages (split_region.cuh).
+// split kernels give each thread half the words, so twice the warps share
+// the work: a global pass takes one offset where it takes two, or splits
+// an offset's 16 words between two neighbouring threads ("paired", the
+// 64-bit 4-stage pass); the shared region runs a tile with 32 threads of 8
+// words in three rounds of 3, 3 and 2 stages (split_region.cuh).
 inline constexpr int kSplitBelowWarpsPerSm = 4;
 inline constexpr int kSplitThreadsPerTile = 32;
 inline constexpr int kSplitWordsPerThread = 8;
 
 // A global pass's threads: `lanes` neighbouring offsets each, an offset's
 // 2^G words held by one thread or, `paired`, by two (an exchange through
-// shared memory before the stage that pairs neighbouring words). Split
-// threads take one offset, shared with a neighbour when it has 8 or 16
-// words: 4 to 8 words a thread.
+// shared memory before the stage that pairs neighbouring words).
 struct GlobalPassLayout {
   int lanes;
   bool paired;
 };
 FHE_HD constexpr GlobalPassLayout global_pass_layout(int stage_count, std::size_t word_bytes, bool split) {
-  if (!split) return {global_pass_lanes(stage_count, word_bytes), false};
-  return {1, stage_count >= 3};
+  const int lanes = global_pass_lanes(stage_count, word_bytes);
+  if (!split) return {lanes, false};
+  return lanes == 2 ? GlobalPassLayout{1, false} : GlobalPassLayout{1, true};
 }
 // Thread items per row of a global pass: log2 of (N / 2^G) / lanes x (2 if paired).
 FHE_HD constexpr int global_pass_items_log(int log_n, int stage_count, GlobalPassLayout layout) {

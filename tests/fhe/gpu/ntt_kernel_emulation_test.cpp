@@ -137,10 +137,10 @@ TEST(NttLaunchShape, ManyRowsGetTheThroughputKernelsOneRowTheLatencyKernels) {
 }
 
 // Below one warp per scheduler (4 an SM) a launch takes the split kernels:
-// one row at logN 16 on an H200 (2048-4096 threads of 16 or 32 words) does,
-// with 4 to 8 words a thread (a region tile of 32 threads); 9 rows (at
-// least 18432 threads in every pass) do not, nor do launches whose caller
-// keeps the 16-thread tiles.
+// one row at logN 16 on an H200 (2048-4096 threads of 16 words) does, with
+// twice the threads (a region tile of 32); 9 rows (at least 18432 threads
+// in every pass) do not, nor do launches whose caller keeps the 16-thread
+// tiles.
 TEST(NttLaunchShape, LaunchesWithFewerWarpsThanSchedulersAreSplit) {
   for (const char* name : {"radix2_compact_group16_smem8", "radix2_compact_group8_smem8", "radix16_compact"}) {
     const auto& backend = fhe::ntt::backend_info(name);
@@ -152,10 +152,11 @@ TEST(NttLaunchShape, LaunchesWithFewerWarpsThanSchedulersAreSplit) {
         EXPECT_TRUE(one.split) << name;
         EXPECT_FALSE(kept.split) << name;
         EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 9, 132, word_bytes).split) << name;
-        const std::size_t words_per_thread = (std::size_t{1} << 16) / (std::size_t{one.grid_x} * one.block);
-        EXPECT_GE(words_per_thread, 4u) << name;
-        EXPECT_LE(words_per_thread, 8u) << name;
-        const bool paired = launch.kernel == fhe::ntt::gpu::KernelKind::global_pass && launch.stage_count >= 3;
+        EXPECT_EQ(std::size_t{one.grid_x} * one.grid_y * one.block,
+                  2 * std::size_t{kept.grid_x} * kept.grid_y * kept.block)
+            << name;
+        const bool paired = launch.kernel == fhe::ntt::gpu::KernelKind::global_pass && launch.stage_count == 4 &&
+                            word_bytes == 8;
         EXPECT_EQ(one.dynamic_shared_bytes > 0,
                   launch.kernel == fhe::ntt::gpu::KernelKind::shared_region || paired)
             << name;
