@@ -8,48 +8,48 @@
 namespace fhe::ntt::gpu {
 namespace {
 
-template <typename Word, bool Forward, int Skip, bool Consecutive, int MinBlocks>
-__global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region(PassArgs<Word> args) {
+// A region phase: (args, shared, block, tiles_per_block, thread).
+template <typename Word>
+using RegionPhase = void (*)(const PassArgs<Word>&, Word*, std::uint32_t, std::uint32_t, std::uint32_t);
+
+// The body every region kernel shares: three phases (compile-time
+// functions, so the calls are direct) with a block barrier between them,
+// for blocks of ThreadsPerTile threads a tile.
+template <typename Word, int ThreadsPerTile, RegionPhase<Word> First, RegionPhase<Word> Second,
+          RegionPhase<Word> Third>
+__device__ void run_region_phases(const PassArgs<Word>& args) {
   allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
-  const std::uint32_t tiles_per_block = blockDim.x / kThreadsPerTile;
+  const std::uint32_t tiles_per_block = blockDim.x / ThreadsPerTile;
   if (block_skipped(args, blockIdx.x, tiles_per_block)) return;
+  First(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  __syncthreads();
+  Second(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  __syncthreads();
+  Third(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+}
+
+template <typename Word, bool Forward, int Skip, bool Consecutive, int MinBlocks>
+__global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region(PassArgs<Word> args) {
   if constexpr (Forward) {
-    forward_columns<Word, Skip, Consecutive>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    tile_rows<true, Word, Skip, Consecutive>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    copy_tiles<Word, true>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    run_region_phases<Word, kThreadsPerTile, forward_columns<Word, Skip, Consecutive>,
+                      tile_rows<true, Word, Skip, Consecutive>, copy_tiles<Word, true>>(args);
   } else {
-    copy_tiles<Word, false>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    tile_rows<false, Word, Skip, Consecutive>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    inverse_columns<Word, Skip, Consecutive>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    run_region_phases<Word, kThreadsPerTile, copy_tiles<Word, false>, tile_rows<false, Word, Skip, Consecutive>,
+                      inverse_columns<Word, Skip, Consecutive>>(args);
   }
 }
 
 // Split launches are latency-shaped: the latency kernels' register cap.
 template <typename Word, bool Forward, int Skip>
 __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm) ntt_split_region(PassArgs<Word> args) {
-  allow_next_kernel_launch();
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  Word* shared = reinterpret_cast<Word*>(shared_bytes);
-  const std::uint32_t tiles_per_block = blockDim.x / kSplitThreadsPerTile;
-  if (block_skipped(args, blockIdx.x, tiles_per_block)) return;
   if constexpr (Forward) {
-    split_forward_first<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    split_middle<true, Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    split_forward_last<Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    run_region_phases<Word, kSplitThreadsPerTile, split_forward_first<Word, Skip>, split_middle<true, Word>,
+                      split_forward_last<Word>>(args);
   } else {
-    split_inverse_first<Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    split_middle<false, Word>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
-    __syncthreads();
-    split_inverse_last<Word, Skip>(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+    run_region_phases<Word, kSplitThreadsPerTile, split_inverse_first<Word>, split_middle<false, Word>,
+                      split_inverse_last<Word, Skip>>(args);
   }
 }
 
