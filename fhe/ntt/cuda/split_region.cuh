@@ -77,16 +77,14 @@ FHE_HD void split_to_shared(Word* shared, const TileThread& th, const Word (&v)[
 }
 
 template <typename Word>
-FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
-  return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
+FHE_HD TileThread locate_split_thread(const PassArgs<Word>& a, std::uint32_t block_index,
+                                      std::uint32_t tiles_per_block, std::uint32_t thread) {
+  return locate_tile_thread(a, block_index, tiles_per_block, thread, kSplitThreadsPerTile);
 }
 
-// Calls body(th, constants) for the thread's tile and lane, if it has one.
-template <typename Word, typename Body>
-FHE_HD void with_split_thread(const PassArgs<Word>& a, std::uint32_t block_index, std::uint32_t tiles_per_block,
-                              std::uint32_t thread, Body&& body) {
-  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread, kSplitThreadsPerTile);
-  if (th.valid) body(th, a.constants[plan_row_of(a, th.data_row)]);
+template <typename Word>
+FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
+  return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
 }
 
 // A round on the words the thread holds in shared memory (after a barrier).
@@ -103,28 +101,30 @@ FHE_HD void split_round_in_shared(Word (&v)[1][kSplitWordsPerThread], const Pass
 template <typename Word, int Skip>
 FHE_HD void split_forward_first(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                 std::uint32_t tiles_per_block, std::uint32_t thread) {
-  with_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c) {
-    StageTwiddles<Word, kSplitRoundBits> tw;
-    load_split_round_twiddles<0, Skip>(tw, a, th);
-    wait_for_previous_kernel();  // the data is the previous pass's output
-    const std::uint64_t* tile = tile_data(a, th);
-    Word v[1][kSplitWordsPerThread];
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, kSplitRoundBits> tw;
+  load_split_round_twiddles<0, Skip>(tw, a, th);
+  wait_for_previous_kernel();  // the data is the previous pass's output
+  const std::uint64_t* tile = tile_data(a, th);
+  Word v[1][kSplitWordsPerThread];
 #pragma unroll
-    for (int i = 0; i < kSplitWordsPerThread; ++i) v[0][i] = static_cast<Word>(tile[split_round_word<0>(th.lane, i)]);
-    split_round<true, 0, Skip>(v, tw, a, c);
-    split_to_shared<0>(shared, th, v);
-  });
+  for (int i = 0; i < kSplitWordsPerThread; ++i) v[0][i] = static_cast<Word>(tile[split_round_word<0>(th.lane, i)]);
+  split_round<true, 0, Skip>(v, tw, a, c);
+  split_to_shared<0>(shared, th, v);
 }
 
 // Phase 2 of both directions: local stages 3-5 (forward) or 5-3 in shared memory.
 template <bool Forward, typename Word>
 FHE_HD void split_middle(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                          std::uint32_t tiles_per_block, std::uint32_t thread) {
-  with_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c) {
-    Word v[1][kSplitWordsPerThread];
-    split_round_in_shared<Forward, 3, 0>(v, a, shared, th, c);
-    split_to_shared<3>(shared, th, v);
-  });
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  Word v[1][kSplitWordsPerThread];
+  split_round_in_shared<Forward, 3, 0>(v, a, shared, th, c);
+  split_to_shared<3>(shared, th, v);
 }
 
 // Forward phase 3: local stages 6-7, the final reduction to [0, q), words
@@ -132,38 +132,40 @@ FHE_HD void split_middle(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
 template <typename Word>
 FHE_HD void split_forward_last(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                std::uint32_t tiles_per_block, std::uint32_t thread) {
-  with_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c) {
-    Word v[1][kSplitWordsPerThread];
-    split_round_in_shared<true, 5, 0>(v, a, shared, th, c);
-    std::uint64_t* tile = tile_data(a, th);
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  Word v[1][kSplitWordsPerThread];
+  split_round_in_shared<true, 5, 0>(v, a, shared, th, c);
+  std::uint64_t* tile = tile_data(a, th);
 #pragma unroll
-    for (int i = 0; i < kSplitWordsPerThread; i += 2) {
-      store_two(tile + split_round_word<5>(th.lane, i), reduce_forward_output<Word>(v[0][i], c.q),
-                reduce_forward_output<Word>(v[0][i + 1], c.q));
-    }
-  });
+  for (int i = 0; i < kSplitWordsPerThread; i += 2) {
+    store_two(tile + split_round_word<5>(th.lane, i), reduce_forward_output<Word>(v[0][i], c.q),
+              reduce_forward_output<Word>(v[0][i + 1], c.q));
+  }
 }
 
 // Inverse phase 1: words 8 T + i from global memory, local stages 7-6.
 template <typename Word>
 FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                 std::uint32_t tiles_per_block, std::uint32_t thread) {
-  with_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c) {
-    StageTwiddles<Word, kSplitRoundBits> tw;
-    load_split_round_twiddles<5, 0>(tw, a, th);
-    wait_for_previous_kernel();  // the data is the previous pass's output
-    const std::uint64_t* tile = tile_data(a, th);
-    Word v[1][kSplitWordsPerThread];
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  StageTwiddles<Word, kSplitRoundBits> tw;
+  load_split_round_twiddles<5, 0>(tw, a, th);
+  wait_for_previous_kernel();  // the data is the previous pass's output
+  const std::uint64_t* tile = tile_data(a, th);
+  Word v[1][kSplitWordsPerThread];
 #pragma unroll
-    for (int i = 0; i < kSplitWordsPerThread; i += 2) {
-      std::uint64_t x, y;
-      load_two(tile + split_round_word<5>(th.lane, i), x, y);
-      v[0][i] = static_cast<Word>(x);
-      v[0][i + 1] = static_cast<Word>(y);
-    }
-    split_round<false, 5, 0>(v, tw, a, c);
-    split_to_shared<5>(shared, th, v);
-  });
+  for (int i = 0; i < kSplitWordsPerThread; i += 2) {
+    std::uint64_t x, y;
+    load_two(tile + split_round_word<5>(th.lane, i), x, y);
+    v[0][i] = static_cast<Word>(x);
+    v[0][i + 1] = static_cast<Word>(y);
+  }
+  split_round<false, 5, 0>(v, tw, a, c);
+  split_to_shared<5>(shared, th, v);
 }
 
 // Inverse phase 3: local stages 2-0 (N^-1 at stage 0 when the region holds
@@ -171,13 +173,14 @@ FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint
 template <typename Word, int Skip>
 FHE_HD void split_inverse_last(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                std::uint32_t tiles_per_block, std::uint32_t thread) {
-  with_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c) {
-    Word v[1][kSplitWordsPerThread];
-    split_round_in_shared<false, 0, Skip>(v, a, shared, th, c);
-    std::uint64_t* tile = tile_data(a, th);
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  Word v[1][kSplitWordsPerThread];
+  split_round_in_shared<false, 0, Skip>(v, a, shared, th, c);
+  std::uint64_t* tile = tile_data(a, th);
 #pragma unroll
-    for (int i = 0; i < kSplitWordsPerThread; ++i) tile[split_round_word<0>(th.lane, i)] = v[0][i];
-  });
+  for (int i = 0; i < kSplitWordsPerThread; ++i) tile[split_round_word<0>(th.lane, i)] = v[0][i];
 }
 
 }  // namespace fhe::ntt::gpu
