@@ -115,6 +115,12 @@ FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 
   });
 }
 
+// The thread's tile in the launch's data.
+template <typename Word>
+FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
+  return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
+}
+
 template <typename Word>
 FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const TileThread& th) {
   return a.twiddles + static_cast<std::size_t>(plan_row_of(a, th.data_row)) * a.table_stride;
@@ -126,7 +132,7 @@ FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const Tile
 // ModUp and key inner product); the others locate it from the block.
 template <typename Word, int Skip, bool Consecutive>
 FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
-  const std::uint64_t* tile = a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
+  const std::uint64_t* tile = tile_data(a, th);
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
   load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
@@ -231,7 +237,7 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
 #pragma unroll
   for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(th.lane + 16 * k)];
   tile_round<false, 0, Skip>(v, tw, a, c);
-  std::uint64_t* tile = a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
+  std::uint64_t* tile = tile_data(a, th);
 #pragma unroll
   for (int k = 0; k < kWordsPerThread; ++k) tile[th.lane + 16 * k] = v[0][k];
 }

@@ -82,11 +82,6 @@ FHE_HD TileThread locate_split_thread(const PassArgs<Word>& a, std::uint32_t blo
   return locate_tile_thread(a, block_index, tiles_per_block, thread, kSplitThreadsPerTile);
 }
 
-template <typename Word>
-FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
-  return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
-}
-
 // A round on the words the thread holds in shared memory (after a barrier).
 template <bool Forward, int First, int Skip, typename Word>
 FHE_HD void split_round_in_shared(Word (&v)[1][kSplitWordsPerThread], const PassArgs<Word>& a, const Word* shared,
