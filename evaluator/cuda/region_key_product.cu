@@ -11,6 +11,7 @@
 namespace fhe::cuda {
 namespace {
 
+using ntt::gpu::kPaddedTileWords;
 using ntt::gpu::kThreadsPerTile;
 using ntt::gpu::kTileBits;
 
@@ -23,17 +24,12 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
-  auto* keys = reinterpret_cast<terms::u64*>(shared_bytes +
-                                             fused_digit_tile_bytes(f.sum.digits, f.tiles_per_block, sizeof(Word)));
-  // The keys are no earlier kernel's output: copied before the wait for it.
-  stage_key_words(f, keys, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
   const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, blockIdx.y, threadIdx.x);
   digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, blockIdx.y);
   __syncthreads();
   digit_tile_rows<Word, Skip, Consecutive>(f, shared, th);
-  ntt::gpu::wait_for_copies_to_shared();
   __syncthreads();
-  fused_key_product<Word, Galois>(f, shared, keys, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
+  fused_key_product<Word, Galois>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
 }
 
 template <typename Word>
@@ -45,7 +41,7 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
   shape.grid_x = static_cast<unsigned>((std::size_t{1} << (args.log_n - kTileBits)) / tiles);
   shape.grid_y = static_cast<unsigned>(args.rows);
   shape.block = tiles * static_cast<unsigned>(args.digits) * kThreadsPerTile;
-  shape.dynamic_shared_bytes = fused_shared_bytes(args.digits, tiles, sizeof(Word));
+  shape.dynamic_shared_bytes = std::size_t{tiles} * static_cast<std::size_t>(args.digits) * kPaddedTileWords * sizeof(Word);
   using Kernel = void (*)(RegionKeyProductArgs<Word>);
   const bool galois = term.table != nullptr;
   const Kernel kernel = ntt::gpu::with_region_variant(
@@ -53,12 +49,8 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
         return galois ? region_key_product_kernel<Word, Skip, Consecutive, true>
                       : region_key_product_kernel<Word, Skip, Consecutive, false>;
       });
-  // Above the default 48 KB from 7 digits on (the staged keys: 4 KB a digit
-  // and tile).
-  FHE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(shape.dynamic_shared_bytes)));
-  // Overlapped like the NTT passes: the blocks load their twiddles and keys
-  // while the previous pass drains.
+  // Overlapped like the NTT passes: the blocks load their twiddles while the
+  // previous pass drains.
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, shape, stream, f));
 }
 

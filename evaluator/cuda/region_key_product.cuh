@@ -2,8 +2,7 @@
 // region_key_product.cu), in three phases separated by block barriers:
 // the region's columns and rows (digit_tile_columns and digit_tile_rows:
 // the NTT's forward_columns_at and tile_rows_at on the thread's
-// fused_tile_thread), then fused_key_product. Before the first, each block
-// starts copying its key words into shared memory (stage_key_words).
+// fused_tile_thread), then fused_key_product.
 // FHE_HD, so the host emulation test
 // (tests/evaluator/gpu/region_key_product_emulation_test.cpp) runs them
 // thread by thread and CI checks their indexing without a GPU.
@@ -37,40 +36,6 @@ FHE_HD unsigned fused_tiles_per_block(int digits, int log_n) {
     tiles *= 2;
   }
   return tiles;
-}
-
-// The block's key words in shared memory, after its digit tiles: half h
-// (0: b, 1: a) of digit d at keys[(h digits + d) W + w] for the word w of
-// its W = tiles_per_block x 256 output words. Copied asynchronously when the
-// block starts (stage_key_words), so that the key stream overlaps the
-// region's arithmetic instead of following it.
-FHE_HD std::size_t fused_digit_tile_bytes(int digits, unsigned tiles, std::size_t word_bytes) {
-  const std::size_t bytes = std::size_t{tiles} * static_cast<std::size_t>(digits) * ntt::gpu::kPaddedTileWords * word_bytes;
-  return (bytes + 15) / 16 * 16;  // the keys' 16-byte copies start aligned
-}
-FHE_HD std::size_t fused_shared_bytes(int digits, unsigned tiles, std::size_t word_bytes) {
-  return fused_digit_tile_bytes(digits, tiles, word_bytes) +
-         2 * std::size_t{tiles} * static_cast<std::size_t>(digits) * ntt::gpu::kTileWords * sizeof(terms::u64);
-}
-
-template <typename Word>
-FHE_HD void stage_key_words(const RegionKeyProductArgs<Word>& f, terms::u64* keys, std::uint32_t block_x,
-                            std::uint32_t r, std::uint32_t thread, std::uint32_t block_threads) {
-  const ExtendedSumArgs& s = f.sum;
-  if (!f.term.key) return;
-  const std::size_t n = std::size_t{1} << s.log_n, half_stride = s.key_rows * n;
-  const unsigned words = f.tiles_per_block * ntt::gpu::kTileWords, pairs = words / 2;
-  unsigned pairs_log = 0;  // pairs is a power of two: shifts, not divisions
-  while ((1u << pairs_log) < pairs) ++pairs_log;
-  const auto digits = static_cast<unsigned>(s.digits);
-  const terms::u64* position = f.term.key + (s.first_row + r) * n + std::size_t{block_x} * words;
-  for (unsigned u = thread; u < 2 * digits * pairs; u += block_threads) {  // 16 bytes of a (half, digit) run each
-    const unsigned run = u >> pairs_log, pair = u & (pairs - 1);
-    const unsigned half = run >= digits ? 1 : 0, d = run - half * digits;
-    const std::size_t component = 2 * (static_cast<std::size_t>(s.first_digit) + d) + half;
-    ntt::gpu::copy_to_shared_async(keys + std::size_t{run} * words + 2 * pair,
-                                   position + component * half_stride + 2 * pair);
-  }
 }
 
 // Block (x = a run of tiles_per_block output tiles, y = extended row r), 16
@@ -124,12 +89,10 @@ FHE_HD void digit_tile_rows(const RegionKeyProductArgs<Word>& f, Word* shared, c
 }
 
 // Phase 3: the term at positions thread, thread + block_threads, ... of the
-// block's output tiles, from the transformed digit tiles and the staged key
-// words in shared memory.
+// block's output tiles, from the transformed digit tiles in shared memory.
 template <typename Word, bool Galois>
-FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* shared, const terms::u64* keys,
-                              std::uint32_t block_x, std::uint32_t r, std::uint32_t thread,
-                              std::uint32_t block_threads) {
+FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* shared, std::uint32_t block_x,
+                              std::uint32_t r, std::uint32_t thread, std::uint32_t block_threads) {
   using terms::u64;
   const ExtendedSumArgs& s = f.sum;
   const auto digits = static_cast<unsigned>(s.digits);
@@ -145,12 +108,8 @@ FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* s
       return slot[d * ntt::gpu::kPaddedTileWords + ntt::gpu::padded(source_k & (ntt::gpu::kTileWords - 1))];
     };
     const std::size_t k = (static_cast<std::size_t>(first_tile) << ntt::gpu::kTileBits) + w;
-    const auto staged_key = [&](std::size_t) {
-      const std::size_t words = f.tiles_per_block * ntt::gpu::kTileWords;
-      return terms::KeyHalves<true, true>{{keys + w, words}, {keys + digits * words + w, words}};
-    };
     u64 b, a;
-    terms::rotation_term<5, Galois>(f.term, s, row, r, k, tile_word, staged_key, b, a);
+    terms::rotation_term<5, Galois>(f.term, s, row, r, k, tile_word, b, a);
     if (f.out.accumulate) {
       b = add_mod(out_b[k], b, row.m.value);
       a = add_mod(out_a[k], a, row.m.value);

@@ -49,28 +49,6 @@ FHE_HD TwiddlePair<std::uint32_t> load_twiddle(const TwiddlePair<std::uint32_t>*
 #endif
 }
 
-// Two words (16 bytes, aligned) copied from global into shared memory
-// without passing through registers (cp.async, bypassing L1): the copy
-// completes in the background until wait_for_copies_to_shared. A plain
-// copy on the host.
-FHE_HD void copy_to_shared_async(std::uint64_t* shared, const std::uint64_t* global) {
-#if defined(__CUDA_ARCH__)
-  const auto destination = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(destination), "l"(global) : "memory");
-#else
-  shared[0] = global[0];
-  shared[1] = global[1];
-#endif
-}
-
-// Waits for this thread's copy_to_shared_async copies; a block barrier
-// after it makes every thread's copies visible to the block.
-FHE_HD void wait_for_copies_to_shared() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
-
 // Programmatic dependent launch (sm_90): the kernels are launched so that
 // the next pass may start while this one drains; it loads its twiddles
 // (written at plan creation) and then waits here for the previous kernel to

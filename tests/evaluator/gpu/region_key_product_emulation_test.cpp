@@ -40,20 +40,16 @@ struct Case {
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
 u64 add(u64 x, u64 y, u64 q) { return (x + y) % q; }
 
-// The kernel's phases over every block of the launch, as the device runs
-// them (a barrier between phases): the keys staged, then the region's
-// columns, its rows and the key product.
+// The kernel's three phases over every block of the launch, as the device
+// runs them (a barrier between phases).
 template <typename Word, int Skip, bool Consecutive, bool Galois>
 void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, std::uint32_t grid_y,
              std::uint32_t threads, std::mt19937_64& garbage) {
   std::vector<Word> shared(static_cast<std::size_t>(threads / ntt::gpu::kThreadsPerTile) *
                            ntt::gpu::kPaddedTileWords);
-  std::vector<u64> keys(2 * static_cast<std::size_t>(f.sum.digits) * f.tiles_per_block * ntt::gpu::kTileWords);
   for (std::uint32_t y = 0; y < grid_y; ++y) {
     for (std::uint32_t x = 0; x < grid_x; ++x) {
       for (Word& w : shared) w = static_cast<Word>(garbage());
-      for (u64& w : keys) w = garbage();
-      for (std::uint32_t t = 0; t < threads; ++t) cuda::stage_key_words(f, keys.data(), x, y, t, threads);
       for (std::uint32_t t = 0; t < threads; ++t) {
         cuda::digit_tile_columns<Word, Skip, Consecutive>(f, shared.data(),
                                                           cuda::fused_tile_thread<Word, Galois>(f, x, y, t), y);
@@ -62,9 +58,7 @@ void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, st
         cuda::digit_tile_rows<Word, Skip, Consecutive>(f, shared.data(),
                                                        cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
       }
-      for (std::uint32_t t = 0; t < threads; ++t) {
-        cuda::fused_key_product<Word, Galois>(f, shared.data(), keys.data(), x, y, t, threads);
-      }
+      for (std::uint32_t t = 0; t < threads; ++t) cuda::fused_key_product<Word, Galois>(f, shared.data(), x, y, t, threads);
     }
   }
 }
