@@ -172,8 +172,8 @@ __global__ void inner_product_kernel(const u64* __restrict__ extended, int digit
   if (k >= n) return;
   const DeviceModulus m = moduli[first_row + r];
   const auto digit_word = [&](int d) { return ExtendedDigits{extended, out.rows, n, r}(d, k); };
-  key_inner_product<1>(digit_word, digits, key, first_digit, key_rows, n, (first_row + r) * n + k, m, out.row_b(r)[k],
-                       out.row_a(r)[k]);
+  key_inner_product<1, false>(digit_word, digits, key, first_digit, key_rows, n, (first_row + r) * n + k, m,
+                              out.row_b(r)[k], out.row_a(r)[k]);
 }
 
 struct RotationTermList {
@@ -193,7 +193,7 @@ __global__ void rotation_terms_kernel(RotationTermList list, int count, Extended
   u64 sum_b = s.accumulate ? s.sum_b[i] : 0, sum_a = s.accumulate ? s.sum_a[i] : 0;
   for (int t = 0; t < count; ++t) {
     u64 b, a;
-    rotation_term<5, true>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+    rotation_term<5, true, true>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
     sum_b = add_mod(sum_b, b, row.m.value);
     sum_a = add_mod(sum_a, a, row.m.value);
   }
@@ -223,7 +223,7 @@ __global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   u64 b, a;
-  rotation_term<5, true>(list.term[t], s, term_row(s, r), r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+  rotation_term<5, true, true>(list.term[t], s, term_row(s, r), r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
   const SplitRows out{outs.b[t], outs.a[t], outs.p[t], s.q_rows, s.rows, n};
   out.row_b(r)[k] = b;
   out.row_a(r)[k] = a;

@@ -33,43 +33,76 @@ FHE_HD u64 load_read_only(const u64* p) {
 // Both key halves at one extended position in one pass over every digit:
 // sum_d digit_word(d) * key[first_digit + d][b/a][key_word], exact in 128
 // bits, one reduction each. A thread issues the loads of DigitsPerRound
-// digits together, then those of the digits left over. The rotation kernels
-// take 5: the default preset's 10 digits at level 0 in two memory round
-// trips instead of the four of the compiler's 4-way unrolled loop (4 + 4 +
-// 1 + 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %, BSGS -3.5 %.
-// Relinearization's kernel keeps 1 (the plain loop): with 5 it went from 40
-// to 56 registers and multiply_relinearize took 2 % longer
-// (docs/performance.md, session 6). Keys are read through the non-coherent
-// path (__ldg), like the digits. The rounds are whole and unguarded: with a
-// guard on each load (a last round partly past the digits) the compiler
-// computed every load's address from scratch, a 64-bit multiply each.
-template <int DigitsPerRound, typename DigitWord>
+// digits together. The rotation kernels take 5: the default preset's 10
+// digits at level 0 in two memory round trips instead of the four of the
+// compiler's 4-way unrolled loop (4 + 4 + 1 + 1); rotate_many[4] -2.2 %,
+// sum16_lazy_moddown -3.4 %, BSGS -3.5 %. Relinearization's kernel keeps 1
+// (the plain loop): with 5 it went from 40 to 56 registers and
+// multiply_relinearize took 2 % longer (docs/performance.md, session 6).
+// Keys are read through the non-coherent path (__ldg), like the digits.
+// Two shapes of the rounds, measured on the H200 (session 11):
+// - PredicatedRounds: every round of DigitsPerRound, the last one's loads
+//   past the digits predicated off. The compiler then computes each load's
+//   address from scratch (a 64-bit multiply) but issues all of a round's
+//   loads before its products: the rotation kernels, whose digits come from
+//   global memory too, need that (rotate_many[4] 1.61 ms; 1.69 with the
+//   other shape, whose kernel then held fewer loads in flight: 42 instead
+//   of 48 registers).
+// - otherwise whole rounds unpredicated, then the digits left over one by
+//   one: the addresses are a 64-bit add apart. The fused kernel, whose
+//   digits are in shared memory, gains (multiply_relinearize 910 -> 872 us,
+//   rotate_with_key 886 -> 843 us).
+template <int DigitsPerRound, bool PredicatedRounds, typename DigitWord>
 FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
                               std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
                               u64& out_b, u64& out_a) {
-  // Component 2 d + h (h = 0: b, 1: a) of the key is key_rows x n words.
-  const std::size_t half_stride = key_rows * n, digit_stride = 2 * half_stride;
-  std::size_t offset = static_cast<std::size_t>(first_digit) * digit_stride + key_word;  // digit d's b word
   u128 sum_b = 0, sum_a = 0;
-  int d = 0;
-  for (; d + DigitsPerRound <= digits; d += DigitsPerRound, offset += DigitsPerRound * digit_stride) {
-    u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
-#pragma unroll
-    for (int j = 0; j < DigitsPerRound; ++j) {
-      x[j] = digit_word(d + j);
-      key_b[j] = load_read_only(key + offset + j * digit_stride);
-      key_a[j] = load_read_only(key + offset + j * digit_stride + half_stride);
-    }
+  const auto add_round = [&](const u64 (&x)[DigitsPerRound], const u64 (&key_b)[DigitsPerRound],
+                             const u64 (&key_a)[DigitsPerRound]) {
 #pragma unroll
     for (int j = 0; j < DigitsPerRound; ++j) {
       sum_b += static_cast<u128>(x[j]) * key_b[j];
       sum_a += static_cast<u128>(x[j]) * key_a[j];
     }
-  }
-  for (; d < digits; ++d, offset += digit_stride) {  // the digits left over
-    const u64 x = digit_word(d);
-    sum_b += static_cast<u128>(x) * load_read_only(key + offset);
-    sum_a += static_cast<u128>(x) * load_read_only(key + offset + half_stride);
+  };
+  if constexpr (PredicatedRounds) {
+    for (int first = 0; first < digits; first += DigitsPerRound) {
+      u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
+#pragma unroll
+      for (int j = 0; j < DigitsPerRound; ++j) {
+        const int d = first + j;
+        const bool live = d < digits;
+        const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
+        x[j] = live ? digit_word(d) : 0;
+        key_b[j] = live ? load_read_only(key + component * key_rows * n + key_word) : 0;
+        key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
+      }
+#pragma unroll
+      for (int j = 0; j < DigitsPerRound; ++j) {
+        sum_b += static_cast<u128>(x[j]) * key_b[j];
+        sum_a += static_cast<u128>(x[j]) * key_a[j];
+      }
+    }
+  } else {
+    // Component 2 d + h (h = 0: b, 1: a) of the key is key_rows x n words.
+    const std::size_t half_stride = key_rows * n, digit_stride = 2 * half_stride;
+    std::size_t offset = static_cast<std::size_t>(first_digit) * digit_stride + key_word;  // digit d's b word
+    int d = 0;
+    for (; d + DigitsPerRound <= digits; d += DigitsPerRound, offset += DigitsPerRound * digit_stride) {
+      u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
+#pragma unroll
+      for (int j = 0; j < DigitsPerRound; ++j) {
+        x[j] = digit_word(d + j);
+        key_b[j] = load_read_only(key + offset + j * digit_stride);
+        key_a[j] = load_read_only(key + offset + j * digit_stride + half_stride);
+      }
+      add_round(x, key_b, key_a);
+    }
+    for (; d < digits; ++d, offset += digit_stride) {  // the digits left over
+      const u64 x = digit_word(d);
+      sum_b += static_cast<u128>(x) * load_read_only(key + offset);
+      sum_a += static_cast<u128>(x) * load_read_only(key + offset + half_stride);
+    }
   }
   out_b = reduce128(sum_b, m);
   out_a = reduce128(sum_a, m);
@@ -129,8 +162,9 @@ FHE_HD TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
 // c1 join at the ModDown). Without one (step 0): (P c0, P c1) on the Q rows.
 // digit_word(d, source_k) reads the digits. Galois is a template argument
 // so the rotation kernels carry no test of it (with a run-time test of the
-// table and c0, rotate_many[4] took 1.4 % longer).
-template <int DigitsPerRound, bool Galois, typename DigitWord>
+// table and c0, rotate_many[4] took 1.4 % longer). PredicatedRounds: as in
+// key_inner_product.
+template <int DigitsPerRound, bool PredicatedRounds, bool Galois, typename DigitWord>
 FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row, std::size_t r,
                           std::size_t k, DigitWord digit_word, u64& b, u64& a) {
   const std::size_t n = row.n, i = r * n + k;
@@ -139,8 +173,9 @@ FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, co
   a = 0;
   if (term.key) {
     const std::size_t source_k = Galois ? term.table[k] : k;
-    key_inner_product<DigitsPerRound>([&](int d) { return digit_word(d, source_k); }, s.digits, term.key,
-                                      s.first_digit, s.key_rows, n, row.id * n + k, row.m, b, a);
+    key_inner_product<DigitsPerRound, PredicatedRounds>([&](int d) { return digit_word(d, source_k); }, s.digits,
+                                                        term.key, s.first_digit, s.key_rows, n, row.id * n + k, row.m,
+                                                        b, a);
     if (Galois && row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
   } else if (row.q_row) {
     b = mul_shoup(s.c0[i], row.p, row.p_shoup, q);

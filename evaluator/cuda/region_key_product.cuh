@@ -109,7 +109,7 @@ FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* s
     };
     const std::size_t k = (static_cast<std::size_t>(first_tile) << ntt::gpu::kTileBits) + w;
     u64 b, a;
-    terms::rotation_term<5, Galois>(f.term, s, row, r, k, tile_word, b, a);
+    terms::rotation_term<5, false, Galois>(f.term, s, row, r, k, tile_word, b, a);
     if (f.out.accumulate) {
       b = add_mod(out_b[k], b, row.m.value);
       a = add_mod(out_a[k], a, row.m.value);
