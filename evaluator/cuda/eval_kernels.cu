@@ -172,8 +172,8 @@ __global__ void inner_product_kernel(const u64* __restrict__ extended, int digit
   if (k >= n) return;
   const DeviceModulus m = moduli[first_row + r];
   const auto digit_word = [&](int d) { return ExtendedDigits{extended, out.rows, n, r}(d, k); };
-  key_inner_product<1, false>(digit_word, digits, key, first_digit, key_rows, n, (first_row + r) * n + k, m,
-                              out.row_b(r)[k], out.row_a(r)[k]);
+  key_inner_product<1, true>(digit_word, digits, key, first_digit, key_rows, n, (first_row + r) * n + k, m,
+                             out.row_b(r)[k], out.row_a(r)[k]);
 }
 
 struct RotationTermList {
