@@ -77,11 +77,7 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __res
         key_b[j] = live ? load_read_only(key + component * key_rows * n + key_word) : 0;
         key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
       }
-#pragma unroll
-      for (int j = 0; j < DigitsPerRound; ++j) {
-        sum_b += static_cast<u128>(x[j]) * key_b[j];
-        sum_a += static_cast<u128>(x[j]) * key_a[j];
-      }
+      add_round(x, key_b, key_a);
     }
   } else {
     // Component 2 d + h (h = 0: b, 1: a) of the key is key_rows x n words.
