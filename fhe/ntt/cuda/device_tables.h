@@ -53,8 +53,7 @@ HostTables<Word> make_host_tables(const BackendInfo& backend, int log_n,
     }
     const Word scaled = mul_mod_exact<Word>(t.inverse[n > 1 ? 1 : 0], t.n_inverse, t.q);
     tables.constants.push_back(
-        {t.q, t.n_inverse, t.n_inverse_shoup, scaled, shoup_companion<Word>(scaled, t.q),
-         shoup_companion<Word>(1, t.q)});
+        {t.q, t.n_inverse, t.n_inverse_shoup, scaled, shoup_companion<Word>(scaled, t.q)});
   }
   return tables;
 }

@@ -60,14 +60,15 @@ FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Wo
   });
 }
 
-// The pass on one item, in one butterfly form: every step from the twiddle
-// loads to the stores sits inside the row's growth branch, so the compiler
-// can still delay the twiddle loads it cannot keep in registers (with only
-// the stages inside, the 80-register kernels spilled hundreds of bytes).
-template <typename Word, int G, bool Forward, bool Split, bool Grows>
-FHE_HD void global_pass_body(const PassArgs<Word>& a, const PassColumn& col, Word q) {
+template <typename Word, int G, bool Forward, bool Split = false>
+FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
+  static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
+  if (skipped_row(a, row)) return;
   constexpr int kSpan = 1 << G;
   constexpr int kLanes = kGlobalPassLayout<Word, G, Split>.lanes;
+  const PassColumn col = locate_pass_column<Word, G>(a, row, item, kLanes);
+  const Word q = a.constants[col.plan_row].q;
+
   StageTwiddles<Word, G> tw;
   load_pass_twiddles<Word, G>(tw, a, col);
 
@@ -91,10 +92,10 @@ FHE_HD void global_pass_body(const PassArgs<Word>& a, const PassColumn& col, Wor
   for_each_stage<G, Forward>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
     if (r == 0 && scale_stage0) {
-      register_stage0_scaled<G, kLanes, Grows>(v, a.constants[col.plan_row]);
+      register_stage0_scaled<G, kLanes>(v, a.constants[col.plan_row]);
       return;
     }
-    register_stage<Forward, G, r, kLanes, Grows>(v, q, [&](int group) { return tw[(1 << r) - 1 + group]; });
+    register_stage<Forward, G, r, kLanes>(v, q, [&](int group) { return tw[(1 << r) - 1 + group]; });
   });
 
 #pragma unroll
@@ -106,17 +107,6 @@ FHE_HD void global_pass_body(const PassArgs<Word>& a, const PassColumn& col, Wor
       *p = v[0][k];
     }
   }
-}
-
-template <typename Word, int G, bool Forward, bool Split = false>
-FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
-  static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
-  if (skipped_row(a, row)) return;
-  const PassColumn col = locate_pass_column<Word, G>(a, row, item, kGlobalPassLayout<Word, G, Split>.lanes);
-  const Word q = a.constants[col.plan_row].q;
-  with_row_growth<Forward>(q, [&](auto grows) {
-    global_pass_body<Word, G, Forward, Split, decltype(grows)::value>(a, col, q);
-  });
 }
 
 // The paired pass: threads 2i and 2i+1 (h = 0, 1) share an offset's 2^G
@@ -140,36 +130,41 @@ struct PairedPassState {
   TwiddlePair<Word> cross[kQuarter];       // stage G-1, groups 2m + h
 };
 
-template <typename Word, int G, bool Forward, bool Grows>
+template <typename Word, int G, bool Forward>
 FHE_HD void paired_stages_local(Word (&v)[1][1 << (G - 1)], const PassArgs<Word>& a,
                                 const PairedPassState<Word, G>& st) {
   const bool scale_stage0 = !Forward && a.first_stage == 0;
   for_each_stage<G - 1, Forward>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
     if (r == 0 && scale_stage0) {
-      register_stage0_scaled<G - 1, 1, Grows>(v, a.constants[st.col.plan_row]);
+      register_stage0_scaled<G - 1, 1>(v, a.constants[st.col.plan_row]);
       return;
     }
-    register_stage<Forward, G - 1, r, 1, Grows>(v, st.q, [&](int group) { return st.local[(1 << r) - 1 + group]; });
+    register_stage<Forward, G - 1, r, 1>(v, st.q, [&](int group) { return st.local[(1 << r) - 1 + group]; });
   });
 }
 
-template <typename Word, int G, bool Forward, bool Grows>
+template <typename Word, int G, bool Forward>
 FHE_HD void paired_stage_cross(Word& first, Word& second, TwiddlePair<Word> w, Word q) {
   if constexpr (Forward) {
-    forward_butterfly<Word, Grows>(first, second, w, q);
+    forward_butterfly<Word>(first, second, w, q);
   } else {
-    inverse_butterfly<Word, Grows>(first, second, w, q);
+    inverse_butterfly<Word>(first, second, w, q);
   }
 }
 
 // First half: twiddles, the data, the stages before the trade; posts the
-// traded words. Both halves branch on the row's growth once, around all of
-// their work (global_pass_body says why).
-template <typename Word, int G, bool Forward, bool Grows>
-FHE_HD void paired_send_body(const PassArgs<Word>& a, PairedPassState<Word, G>& st, Word* mailbox,
-                             std::uint32_t block_threads, std::uint32_t thread) {
+// traded words.
+template <typename Word, int G, bool Forward>
+FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item,
+                             PairedPassState<Word, G>& st, Word* mailbox, std::uint32_t block_threads,
+                             std::uint32_t thread) {
   constexpr int kQuarter = PairedPassState<Word, G>::kQuarter;
+  st.active = item < global_pass_items_per_row<Word, G, true>(a.log_n) && !skipped_row(a, row);
+  if (!st.active) return;
+  st.h = item & 1u;
+  st.col = locate_pass_column<Word, G>(a, row, item >> 1, 1);
+  st.q = a.constants[st.col.plan_row].q;
   load_pass_twiddles<Word, G - 1>(st.local, a, st.col);
   const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(st.col.plan_row) * a.table_stride;
   const TwiddlePair<Word>* cross = twiddles + twiddle_index(a.address, G - 1, (st.col.block << (G - 1)) + st.h);
@@ -183,7 +178,7 @@ FHE_HD void paired_send_body(const PassArgs<Word>& a, PairedPassState<Word, G>& 
     Word v[1][2 * kQuarter];
 #pragma unroll
     for (int j = 0; j < 2 * kQuarter; ++j) v[0][j] = static_cast<Word>(*at(2 * j + static_cast<int>(st.h)));
-    paired_stages_local<Word, G, true, Grows>(v, a, st);
+    paired_stages_local<Word, G, true>(v, a, st);
 #pragma unroll
     for (int m = 0; m < kQuarter; ++m) {
       st.keep[m] = st.h ? v[0][2 * m + 1] : v[0][2 * m];
@@ -194,7 +189,7 @@ FHE_HD void paired_send_body(const PassArgs<Word>& a, PairedPassState<Word, G>& 
     for (int m = 0; m < kQuarter; ++m) {
       const int k = 4 * m + 2 * static_cast<int>(st.h);
       Word first = static_cast<Word>(*at(k)), second = static_cast<Word>(*at(k + 1));
-      paired_stage_cross<Word, G, false, Grows>(first, second, st.cross[m], st.q);
+      paired_stage_cross<Word, G, false>(first, second, st.cross[m], st.q);
       st.keep[m] = st.h ? second : first;
       post[m] = st.h ? first : second;
     }
@@ -203,33 +198,20 @@ FHE_HD void paired_send_body(const PassArgs<Word>& a, PairedPassState<Word, G>& 
   for (int m = 0; m < kQuarter; ++m) mailbox[m * block_threads + thread] = post[m];
 }
 
-template <typename Word, int G, bool Forward>
-FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item,
-                             PairedPassState<Word, G>& st, Word* mailbox, std::uint32_t block_threads,
-                             std::uint32_t thread) {
-  st.active = item < global_pass_items_per_row<Word, G, true>(a.log_n) && !skipped_row(a, row);
-  if (!st.active) return;
-  st.h = item & 1u;
-  st.col = locate_pass_column<Word, G>(a, row, item >> 1, 1);
-  st.q = a.constants[st.col.plan_row].q;
-  with_row_growth<Forward>(st.q, [&](auto grows) {
-    paired_send_body<Word, G, Forward, decltype(grows)::value>(a, st, mailbox, block_threads, thread);
-  });
-}
-
 // Second half (after the barrier): the partner's words, the stages after
 // the trade, the stores.
-template <typename Word, int G, bool Forward, bool Grows>
-FHE_HD void paired_receive_body(const PassArgs<Word>& a, PairedPassState<Word, G>& st, const Word* mailbox,
+template <typename Word, int G, bool Forward>
+FHE_HD void paired_pass_receive(const PassArgs<Word>& a, PairedPassState<Word, G>& st, const Word* mailbox,
                                 std::uint32_t block_threads, std::uint32_t thread) {
   constexpr int kQuarter = PairedPassState<Word, G>::kQuarter;
+  if (!st.active) return;
   const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
   if constexpr (Forward) {
 #pragma unroll
     for (int m = 0; m < kQuarter; ++m) {
       const Word got = mailbox[m * block_threads + (thread ^ 1u)];
       Word first = st.h ? got : st.keep[m], second = st.h ? st.keep[m] : got;
-      paired_stage_cross<Word, G, true, Grows>(first, second, st.cross[m], st.q);
+      paired_stage_cross<Word, G, true>(first, second, st.cross[m], st.q);
       const int k = 4 * m + 2 * static_cast<int>(st.h);
       *at(k) = first;
       *at(k + 1) = second;
@@ -242,19 +224,10 @@ FHE_HD void paired_receive_body(const PassArgs<Word>& a, PairedPassState<Word, G
       v[0][2 * m] = st.h ? got : st.keep[m];
       v[0][2 * m + 1] = st.h ? st.keep[m] : got;
     }
-    paired_stages_local<Word, G, false, Grows>(v, a, st);
+    paired_stages_local<Word, G, false>(v, a, st);
 #pragma unroll
     for (int j = 0; j < 2 * kQuarter; ++j) *at(2 * j + static_cast<int>(st.h)) = v[0][j];
   }
-}
-
-template <typename Word, int G, bool Forward>
-FHE_HD void paired_pass_receive(const PassArgs<Word>& a, PairedPassState<Word, G>& st, const Word* mailbox,
-                                std::uint32_t block_threads, std::uint32_t thread) {
-  if (!st.active) return;
-  with_row_growth<Forward>(st.q, [&](auto grows) {
-    paired_receive_body<Word, G, Forward, decltype(grows)::value>(a, st, mailbox, block_threads, thread);
-  });
 }
 
 }  // namespace fhe::ntt::gpu

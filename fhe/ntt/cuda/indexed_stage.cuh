@@ -33,8 +33,8 @@ FHE_HD void indexed_butterfly(const IndexedStageArgs<Word>& a, std::uint32_t row
     if constexpr (Forward) {
       forward_butterfly<Word>(x, y, w, c.q);
       if (a.stage + 1 == a.log_n) {
-        x = reduce_forward_output<Word>(x, c);
-        y = reduce_forward_output<Word>(y, c);
+        x = reduce_forward_output<Word>(x, c.q);
+        y = reduce_forward_output<Word>(y, c.q);
       }
     } else {
       inverse_butterfly<Word>(x, y, w, c.q);

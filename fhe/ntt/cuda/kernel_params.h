@@ -11,10 +11,6 @@
 
 namespace fhe::ntt::gpu {
 
-// The largest transform the kernels run: the bounds of growing rows
-// (lazy_butterfly.cuh) assume it; make_pass_args refuses larger ones.
-inline constexpr int kMaxLogN = 17;
-
 // The shared-memory region works on contiguous 256-word tiles; each tile is
 // handled by 16 threads holding 16 words each, in two register rounds of 4
 // stages (columns t + 16k, then rows 16t + k) with one exchange between.
@@ -105,9 +101,6 @@ struct RowConstants {
   // inverse[1] * N^-1: the inverse's last butterfly (stage 0) folds the N^-1
   // scaling into its twiddle, so the scaling costs no extra pass.
   Word scaled_stage0, scaled_stage0_shoup;
-  // floor(2^W / q), the Shoup companion of 1: a growing row's final
-  // forward reduction (lazy_butterfly.cuh).
-  Word one_shoup;
 };
 
 // Where the twiddle of (stage, group) sits in a row's table, for the stages

@@ -84,10 +84,6 @@ template <typename Word>
 PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, const TwiddlePair<Word>* twiddles,
                               const RowConstants<Word>* constants, std::uint32_t table_stride, RowRange rows,
                               std::size_t batch, int log_n, const std::uint32_t* skip_starts = nullptr) {
-  if (log_n > kMaxLogN) {
-    throw InvalidArgument("an NTT of logN " + std::to_string(log_n) + " exceeds the CUDA kernels' logN " +
-                          std::to_string(kMaxLogN));
-  }
   // The kernels divide row and tile indices with FastDivisor.
   if ((rows.count * batch) << std::max(log_n - kTileBits, 0) >= (std::size_t{1} << FastDivisor::kNumeratorBits)) {
     throw InvalidArgument("an NTT launch of " + std::to_string(rows.count * batch) + " rows at logN " +

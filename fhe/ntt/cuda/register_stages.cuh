@@ -15,9 +15,8 @@ namespace fhe::ntt::gpu {
 
 // Stage R of a block of 2^Bits words (stride 2^Bits >> (R+1) between the two
 // words of a butterfly), on Lanes independent blocks that share twiddles.
-// twiddle_at(group) returns the pair of local group `group` (< 2^R). Grows:
-// the row's values grow without corrections (lazy_butterfly.cuh).
-template <bool Forward, int Bits, int R, int Lanes, bool Grows, typename Word, typename TwiddleAt>
+// twiddle_at(group) returns the pair of local group `group` (< 2^R).
+template <bool Forward, int Bits, int R, int Lanes, typename Word, typename TwiddleAt>
 FHE_HD void register_stage(Word (&v)[Lanes][1 << Bits], Word q, TwiddleAt&& twiddle_at) {
   constexpr int kHalf = (1 << Bits) >> (R + 1);
 #pragma unroll
@@ -29,9 +28,9 @@ FHE_HD void register_stage(Word (&v)[Lanes][1 << Bits], Word q, TwiddleAt&& twid
 #pragma unroll
       for (int lane = 0; lane < Lanes; ++lane) {
         if constexpr (Forward) {
-          forward_butterfly<Word, Grows>(v[lane][top], v[lane][top + kHalf], w, q);
+          forward_butterfly<Word>(v[lane][top], v[lane][top + kHalf], w, q);
         } else {
-          inverse_butterfly<Word, Grows>(v[lane][top], v[lane][top + kHalf], w, q);
+          inverse_butterfly<Word>(v[lane][top], v[lane][top + kHalf], w, q);
         }
       }
     }
@@ -39,14 +38,14 @@ FHE_HD void register_stage(Word (&v)[Lanes][1 << Bits], Word q, TwiddleAt&& twid
 }
 
 // The inverse's stage 0 with N^-1 folded in (one group).
-template <int Bits, int Lanes, bool Grows, typename Word>
+template <int Bits, int Lanes, typename Word>
 FHE_HD void register_stage0_scaled(Word (&v)[Lanes][1 << Bits], const RowConstants<Word>& c) {
   constexpr int kHalf = (1 << Bits) >> 1;
 #pragma unroll
   for (int k = 0; k < kHalf; ++k) {
 #pragma unroll
     for (int lane = 0; lane < Lanes; ++lane) {
-      inverse_butterfly_scaled<Word, Grows>(v[lane][k], v[lane][k + kHalf], c);
+      inverse_butterfly_scaled<Word>(v[lane][k], v[lane][k + kHalf], c);
     }
   }
 }

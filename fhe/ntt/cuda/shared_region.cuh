@@ -98,7 +98,7 @@ FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>
   });
 }
 
-template <bool Forward, int FirstLocal, int Skip, bool Grows, typename Word>
+template <bool Forward, int FirstLocal, int Skip, typename Word>
 FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 4>& tw,
                        const PassArgs<Word>& a, const RowConstants<Word>& c) {
   // The inverse's last butterfly (forward stage 0) carries the N^-1 scaling.
@@ -107,9 +107,9 @@ FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 
     constexpr int r = decltype(stage)::value;
     if constexpr (FirstLocal + r >= Skip) {
       if (!Forward && FirstLocal + r == 0 && region_has_stage0) {
-        register_stage0_scaled<4, 1, Grows>(v, c);
+        register_stage0_scaled<4>(v, c);
       } else {
-        register_stage<Forward, 4, r, 1, Grows>(v, c.q, [&](int group) { return tw[(1 << r) - 1 + group]; });
+        register_stage<Forward, 4, r>(v, c.q, [&](int group) { return tw[(1 << r) - 1 + group]; });
       }
     }
   });
@@ -130,24 +130,20 @@ FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const Tile
 // the 16 lanes), local stages 0-3, into shared memory.
 // The phases' `_at` forms run a tile the caller chose (the evaluator's fused
 // ModUp and key inner product); the others locate it from the block.
-// Each phase branches on the row's growth once, around all of its work
-// (global_pass_body says why).
 template <typename Word, int Skip, bool Consecutive>
 FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
+  const std::uint64_t* tile = tile_data(a, th);
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_growth<true>(c.q, [&](auto grows) {
-    const std::uint64_t* tile = tile_data(a, th);
-    StageTwiddles<Word, 4> tw;
-    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
-    wait_for_previous_kernel();  // the data is the previous pass's output
-    Word v[1][kWordsPerThread];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
+  wait_for_previous_kernel();  // the data is the previous pass's output
+  Word v[1][kWordsPerThread];
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = static_cast<Word>(tile[th.lane + 16 * k]);
-    tile_round<true, 0, Skip, decltype(grows)::value>(v, tw, a, c);
-    Word* own = shared + th.tile_in_block * kPaddedTileWords;
+  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = static_cast<Word>(tile[th.lane + 16 * k]);
+  tile_round<true, 0, Skip>(v, tw, a, c);
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
-  });
+  for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
 }
 
 template <typename Word, int Skip, bool Consecutive>
@@ -162,24 +158,21 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
 template <bool Forward, typename Word, int Skip, bool Consecutive>
 FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_growth<Forward>(c.q, [&](auto grows) {
-    constexpr bool kGrows = decltype(grows)::value;
-    StageTwiddles<Word, 4> tw;
-    load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
-    Word* own = shared + th.tile_in_block * kPaddedTileWords;
-    Word v[1][kWordsPerThread];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+  Word v[1][kWordsPerThread];
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(16 * th.lane + k)];
-    tile_round<Forward, 4, Skip, kGrows>(v, tw, a, c);
+  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(16 * th.lane + k)];
+  tile_round<Forward, 4, Skip>(v, tw, a, c);
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) {
-      if constexpr (Forward) {
-        own[padded(16 * th.lane + k)] = reduce_forward_output<Word, kGrows>(v[0][k], c);
-      } else {
-        own[padded(16 * th.lane + k)] = v[0][k];
-      }
+  for (int k = 0; k < kWordsPerThread; ++k) {
+    if constexpr (Forward) {
+      own[padded(16 * th.lane + k)] = reduce_forward_output<Word>(v[0][k], c.q);
+    } else {
+      own[padded(16 * th.lane + k)] = v[0][k];
     }
-  });
+  }
 }
 
 template <bool Forward, typename Word, int Skip, bool Consecutive>
@@ -237,18 +230,16 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_growth<false>(c.q, [&](auto grows) {
-    StageTwiddles<Word, 4> tw;
-    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
-    Word* own = shared + th.tile_in_block * kPaddedTileWords;
-    Word v[1][kWordsPerThread];
+  StageTwiddles<Word, 4> tw;
+  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
+  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+  Word v[1][kWordsPerThread];
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(th.lane + 16 * k)];
-    tile_round<false, 0, Skip, decltype(grows)::value>(v, tw, a, c);
-    std::uint64_t* tile = tile_data(a, th);
+  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(th.lane + 16 * k)];
+  tile_round<false, 0, Skip>(v, tw, a, c);
+  std::uint64_t* tile = tile_data(a, th);
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) tile[th.lane + 16 * k] = v[0][k];
-  });
+  for (int k = 0; k < kWordsPerThread; ++k) tile[th.lane + 16 * k] = v[0][k];
 }
 
 }  // namespace fhe::ntt::gpu
