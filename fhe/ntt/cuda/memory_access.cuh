@@ -49,17 +49,6 @@ FHE_HD TwiddlePair<std::uint32_t> load_twiddle(const TwiddlePair<std::uint32_t>*
 #endif
 }
 
-// Asks L2 for the line at p without waiting or holding a register: the
-// twiddles of a round that starts after a barrier come from L2 instead of
-// DRAM when their loads issue. A no-op on the host.
-FHE_HD void prefetch_to_l2(const void* p) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-#else
-  (void)p;
-#endif
-}
-
 // Programmatic dependent launch (sm_90): the kernels are launched so that
 // the next pass may start while this one drains; it loads its twiddles
 // (written at plan creation) and then waits here for the previous kernel to

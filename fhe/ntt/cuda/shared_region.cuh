@@ -98,21 +98,6 @@ FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>
   });
 }
 
-// The lines of a round's twiddles (group 0 of each of its stages: with
-// consecutive groups, a 16-lane tile's pairs of a stage are one run), asked
-// of L2 before the barrier that precedes the round; loading them into
-// registers there instead held them through the barrier and lost (session 8).
-template <int FirstLocal, int Skip, typename Word>
-FHE_HD void prefetch_round_twiddles(const PassArgs<Word>& a, const TwiddlePair<Word>* twiddles,
-                                    std::uint32_t block_group) {
-  for_each_stage<4, true>([&](auto stage) {
-    constexpr int r = decltype(stage)::value;
-    if constexpr (FirstLocal + r >= Skip) {
-      prefetch_to_l2(twiddles + twiddle_index(a.address, FirstLocal + r, block_group << r));
-    }
-  });
-}
-
 template <bool Forward, int FirstLocal, int Skip, typename Word>
 FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 4>& tw,
                        const PassArgs<Word>& a, const RowConstants<Word>& c) {
@@ -151,7 +136,6 @@ FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const Tile
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
   load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
-  prefetch_round_twiddles<4, Skip>(a, row_twiddles(a, th), th.tile * 16 + th.lane);
   wait_for_previous_kernel();  // the data is the previous pass's output
   Word v[1][kWordsPerThread];
 #pragma unroll
@@ -237,19 +221,6 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
                          second = static_cast<Word>(y);
                        }
                      });
-}
-
-// Inverse phase 1: the thread's twiddles of both rounds asked of L2, then
-// the block's tiles into shared memory.
-template <typename Word, int Skip>
-FHE_HD void inverse_load_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
-                               std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (th.valid) {
-    prefetch_round_twiddles<4, Skip>(a, row_twiddles(a, th), th.tile * 16 + th.lane);
-    prefetch_round_twiddles<0, Skip>(a, row_twiddles(a, th), th.tile);
-  }
-  copy_tiles<Word, false>(a, shared, block_index, tiles_per_block, thread);
 }
 
 // Inverse phase 3: columns, local stages 3-0, stored straight to global memory.

@@ -36,8 +36,8 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region
     run_region_phases<Word, kThreadsPerTile, forward_columns<Word, Skip, Consecutive>,
                       tile_rows<true, Word, Skip, Consecutive>, copy_tiles<Word, true>>(args);
   } else {
-    run_region_phases<Word, kThreadsPerTile, inverse_load_tiles<Word, Skip>,
-                      tile_rows<false, Word, Skip, Consecutive>, inverse_columns<Word, Skip, Consecutive>>(args);
+    run_region_phases<Word, kThreadsPerTile, copy_tiles<Word, false>, tile_rows<false, Word, Skip, Consecutive>,
+                      inverse_columns<Word, Skip, Consecutive>>(args);
   }
 }
 

@@ -211,7 +211,7 @@ class KernelEmulator {
       region_blocks(args, shape, {P(&forward_columns<Word, Skip, Consecutive>),
                                   P(&tile_rows<true, Word, Skip, Consecutive>), last});
     } else {
-      region_blocks(args, shape, {P(&inverse_load_tiles<Word, Skip>), P(&tile_rows<false, Word, Skip, Consecutive>),
+      region_blocks(args, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, Skip, Consecutive>),
                                   P(&inverse_columns<Word, Skip, Consecutive>)});
     }
   }
