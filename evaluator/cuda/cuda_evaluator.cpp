@@ -72,9 +72,6 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
       qp_rows_(q_rows_ + p_rows_),
       log_n_(engine.preset().log_n),
       stream_((require_device(engine.device()), cuda::DeviceGuard(device_), cuda::Stream())),
-      side_stream_((cuda::DeviceGuard(device_), cuda::Stream())),
-      side_fork_((cuda::DeviceGuard(device_), cuda::OrderEvent())),
-      side_join_((cuda::DeviceGuard(device_), cuda::OrderEvent())),
       schedules_(engine.preset()) {
   cuda::DeviceGuard guard(device_);
   const Preset& preset = engine.preset();
@@ -234,43 +231,21 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
   plan_.inverse(coefficients_.data(), {static_cast<std::size_t>(level), rows},
                 {stream()});
+  // Every digit's ModUp in one launch (grid.y = digit), to the rows
+  // other than its own.
   std::uint64_t* ext = extended_.data();
-  const std::size_t digit_words = ext_rows * n_;
+  cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
+                          static_cast<int>(ext_rows), log_n_, stream());
+  // All digits' extended polynomials in one batched transform (one launch
+  // per pass instead of one per digit and pass), skipping each digit's own
+  // rows: they are the input's, in NTT form already.
   const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
   const auto digits = static_cast<std::size_t>(c.digit_count);
-  // A fused caller runs the forward transform's last pass (the region).
-  const bool fused = leave_region && c.digit_count >= cuda::kMinFusedDigits &&
-                     c.digit_count <= cuda::kMaxFusedDigits &&
-                     ntt::forward_region_args(plan_, ext, ext_range, digits, c.own_row_starts);
-  // Digits [first, first + count): their ModUp conversions (one launch,
-  // grid.y = digit) to the rows other than their own, then their extended
-  // polynomials in one batched transform (one launch per pass), skipping
-  // each digit's own rows: they are the input's, in NTT form already.
-  const auto convert = [&](std::size_t first, std::size_t count, cudaStream_t on) {
-    cuda::launch_conversion(c.mod_up + first, 1, coefficients_.data(), 0, ext + first * digit_words, digit_words,
-                            static_cast<int>(count), static_cast<int>(ext_rows), log_n_, on);
-  };
-  const auto transform = [&](std::size_t first, std::size_t count, cudaStream_t on) {
-    std::uint64_t* data = ext + first * digit_words;
-    if (fused) {
-      ntt::forward_batch_before_region(plan_, data, ext_range, count, {on}, c.own_row_starts + first);
-    } else {
-      ntt::forward_batch_skipping(plan_, data, ext_range, count, c.own_row_starts + first, {on});
-    }
-  };
-  // The conversion is bound by the multiply pipe and the passes over many
-  // rows by DRAM: the later half of the digits converts on the side stream
-  // while the earlier half's passes run here.
-  const std::size_t early = digits >= static_cast<std::size_t>(cuda::kMinFusedDigits) ? digits / 2 : digits;
-  convert(0, early, stream());
-  if (early < digits) {
-    side_fork_.order(stream(), side_stream_.get());
-    convert(early, digits - early, side_stream_.get());
-    transform(early, digits - early, side_stream_.get());
+  if (leave_region && c.digit_count >= cuda::kMinFusedDigits && c.digit_count <= cuda::kMaxFusedDigits) {
+    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()}, c.own_row_starts);
+    if (region) return region;
   }
-  transform(0, early, stream());
-  if (early < digits) side_join_.order(side_stream_.get(), stream());
-  if (fused) return ntt::forward_region_args(plan_, ext, ext_range, digits, c.own_row_starts);
+  ntt::forward_batch_skipping(plan_, ext, ext_range, digits, c.own_row_starts, {stream()});
   cuda::launch_copy_own_rows(input, ext, c.own_row_starts, c.digit_count, rows, ext_rows, log_n_, stream());
   return std::nullopt;
 }

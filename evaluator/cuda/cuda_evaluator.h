@@ -218,10 +218,6 @@ class CudaEvaluator {
   std::size_t n_ = 0, q_rows_ = 0, p_rows_ = 0, qp_rows_ = 0;
   int log_n_ = 0;
   cuda::Stream stream_;
-  // extend's second stream: the later digits' ModUp conversion runs there
-  // while the earlier digits' forward passes run on stream_.
-  cuda::Stream side_stream_;
-  cuda::OrderEvent side_fork_, side_join_;
   KeySwitchScheduleCache schedules_;
   cuda::DeviceBuffer<Modulus<std::uint64_t>> moduli_;
   std::shared_ptr<const cuda::DeviceKeys> keys_;

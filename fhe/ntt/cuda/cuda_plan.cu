@@ -151,14 +151,17 @@ class CudaPlan final : public NttPlan {
     }
   }
 
-  // forward_region_args (cuda_plans.h).
-  std::optional<gpu::ForwardRegion> forward_region(std::uint64_t* data, RowRange rows, std::size_t batch,
-                                                   const std::uint32_t* skip_starts) const {
+  // forward_batch_before_region (cuda_plans.h).
+  std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows, std::size_t batch,
+                                                          cudaStream_t stream,
+                                                          const std::uint32_t* skip_starts) const {
     check_rows(rows);
     if (rows.count == 0 || batch == 0 || forward_launches_.empty() ||
         forward_launches_.back().kernel != gpu::KernelKind::shared_region) {
       return std::nullopt;
     }
+    fhe::cuda::DeviceGuard guard(device_index_);
+    const std::size_t earlier = forward_launches_.size() - 1;
     gpu::ForwardRegion region;
     region.is_wide = word_ == WordType::int64;
     // The caller's kernel runs the region with 16-thread tiles: never split.
@@ -166,25 +169,11 @@ class CudaPlan final : public NttPlan {
                                                region.is_wide ? 8 : 4, false)
                                  .tiles_per_block;
     if (region.is_wide) {
+      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts);
       region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     } else {
-      region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true, skip_starts);
-    }
-    return region;
-  }
-
-  // forward_batch_before_region (cuda_plans.h).
-  std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows, std::size_t batch,
-                                                          cudaStream_t stream,
-                                                          const std::uint32_t* skip_starts) const {
-    std::optional<gpu::ForwardRegion> region = forward_region(data, rows, batch, skip_starts);
-    if (!region) return region;
-    fhe::cuda::DeviceGuard guard(device_index_);
-    const std::size_t earlier = forward_launches_.size() - 1;
-    if (region->is_wide) {
-      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts);
-    } else {
       enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts);
+      region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     }
     return region;
   }
@@ -269,13 +258,6 @@ std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& pla
   if (!cuda_plan) return std::nullopt;
   return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native),
                                           skip_starts);
-}
-
-std::optional<gpu::ForwardRegion> forward_region_args(const NttPlan& plan, std::uint64_t* data, RowRange rows,
-                                                      std::size_t batch, const std::uint32_t* skip_starts) {
-  const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
-  if (!cuda_plan) return std::nullopt;
-  return cuda_plan->forward_region(data, rows, batch, skip_starts);
 }
 
 void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,

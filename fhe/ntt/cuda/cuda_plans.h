@@ -39,15 +39,6 @@ std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& pla
                                                               StreamHandle stream,
                                                               const std::uint32_t* skip_starts = nullptr);
 
-// The region's arguments of forward_batch_before_region(plan, data, rows,
-// batch, ..., skip_starts) without enqueuing anything: for a caller that
-// enqueued the earlier passes in parts (blocks [0, b) and [b, batch), each
-// by forward_batch_before_region, on two streams) and runs one region over
-// the whole batch. Nullopt where forward_batch_before_region returns it.
-std::optional<gpu::ForwardRegion> forward_region_args(const NttPlan& plan, std::uint64_t* data, RowRange rows,
-                                                      std::size_t batch,
-                                                      const std::uint32_t* skip_starts = nullptr);
-
 // forward_batch(data, rows, batch) whose passes may leave the rows of
 // skip_starts untransformed (their words are unspecified afterwards): the
 // evaluator's ModUp, which writes the digits' own rows itself. Other plans
