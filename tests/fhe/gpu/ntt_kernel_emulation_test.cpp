@@ -1,7 +1,7 @@
 // The CUDA NTT kernels' thread bodies, run on the host by KernelEmulator:
 // every backend bit-exact against the radix2_indexed CPU oracle at logN
-// 8-13, forward and inverse, 64-bit (60- and 61-bit primes) and 32-bit
-// arithmetic, with a row offset and with the launch shapes of a large
+// 8-13, forward and inverse, 64-bit (the presets' 40- and 60-bit primes
+// side by side, and 61-bit primes) and 32-bit arithmetic, with a row offset and with the launch shapes of a large
 // device (with its split kernels, which these small launches take, and
 // without) and of a one-SM device (the latter on a batch of three blocks of
 // the same plan rows). Runs without a GPU, so CI checks the kernels' logic;
@@ -9,6 +9,7 @@
 // groups) and the launch shapes.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <random>
 #include <utility>
 
@@ -21,18 +22,19 @@ namespace {
 
 using fhe::ntt::RowRange;
 
+// Plan rows 1 and 2 of `moduli` (three primes) forward and back.
 template <typename Word>
-void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, int bits, int sm_count, bool split,
-                   int* checked) {
-  const auto word = bits > 30 ? fhe::WordType::int64 : fhe::WordType::int32;
-  const auto moduli = fhe::testing::ntt_moduli(log_n, 3, bits);
+void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, const std::vector<std::uint64_t>& moduli,
+                   int sm_count, bool split, int* checked) {
+  const auto word = sizeof(Word) == 8 ? fhe::WordType::int64 : fhe::WordType::int32;
+  const int bits = std::bit_width(moduli[2]);
   auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
   const RowRange rows{1, 2};  // plan rows 1 and 2: exercises first_row
   // The one-SM shape also runs a batch of three blocks (forward_batch).
   const std::size_t batch = sm_count == 1 ? 3 : 1;
   std::vector<std::uint64_t> input;
   for (std::size_t b = 0; b < batch; ++b) {
-    const auto block = fhe::ntt::random_rows(*oracle, rows, 7 + log_n + b);
+    const auto block = fhe::ntt::random_rows(*oracle, rows, 7 + log_n + b + bits);
     input.insert(input.end(), block.begin(), block.end());
   }
   std::vector<std::uint64_t> expected = input;
@@ -52,20 +54,27 @@ void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, int bits, in
 }
 
 TEST(NttKernelEmulation, EveryBackendMatchesOracle) {
+  using fhe::testing::ntt_moduli;
   int checked = 0;
   for (int log_n = 8; log_n <= 13; ++log_n) {
+    // 61 bits: the widest modulus, where the forward range 8q nears 2^64.
+    // The presets' rows: a 60-bit (base or P) prime beside a 40-bit (scale) one.
+    auto preset_rows = ntt_moduli(log_n, 2, 60);
+    preset_rows.push_back(ntt_moduli(log_n, 1, 40)[0]);
+    const std::vector<std::uint64_t> moduli64[] = {ntt_moduli(log_n, 3, log_n % 2 ? 61 : 60), preset_rows};
     for (const auto& backend : fhe::ntt::all_backends()) {
       if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
       for (const auto [sm_count, split] : {std::pair{132, true}, std::pair{132, false}, std::pair{1, true}}) {
-        // 61 bits: the widest modulus, where the forward range 8q nears 2^64.
-        check_backend<std::uint64_t>(backend, log_n, log_n % 2 ? 61 : 60, sm_count, split, &checked);
-        check_backend<std::uint32_t>(backend, log_n, 28, sm_count, split, &checked);
+        for (const auto& moduli : moduli64) {
+          check_backend<std::uint64_t>(backend, log_n, moduli, sm_count, split, &checked);
+        }
+        check_backend<std::uint32_t>(backend, log_n, ntt_moduli(log_n, 3, 28), sm_count, split, &checked);
       }
     }
   }
   // 4 radix-2 backends x 6 sizes, radix4 at 8/10/12, radix8 at 9/12, radix16
-  // at 8/12; each with 3 shapes and 2 word types.
-  EXPECT_EQ(checked, (4 * 6 + 3 + 2 + 2) * 3 * 2);
+  // at 8/12; each with 3 shapes, 2 sets of 64-bit primes and 32-bit primes.
+  EXPECT_EQ(checked, (4 * 6 + 3 + 2 + 2) * 3 * 3);
 }
 
 // A batched forward with rows to skip (the ModUp's digits' own rows): every
