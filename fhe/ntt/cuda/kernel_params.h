@@ -93,15 +93,6 @@ struct alignas(2 * sizeof(Word)) TwiddlePair {
   Word companion;
 };
 
-// Where a twiddle stored as its companion alone lies (PassArgs::companions),
-// with the row's prime that gives back its value (load_twiddle).
-template <typename Word>
-struct CompanionTwiddle {
-  const Word* at;
-  Word q;
-  FHE_HD CompanionTwiddle operator+(std::uint32_t k) const { return {at + k, q}; }
-};
-
 // Per-row constants of the final pass.
 template <typename Word>
 struct RowConstants {
@@ -185,9 +176,6 @@ template <typename Word>
 struct PassArgs {
   std::uint64_t* data;                  // row_count rows of N words
   const TwiddlePair<Word>* twiddles;    // plan rows x table_stride pairs
-  // The same table's companions alone (half the bytes): the shared-memory
-  // regions read these, the global passes the pairs.
-  const Word* companions;
   const RowConstants<Word>* constants;  // per plan row
   std::uint32_t first_row;              // plan row of data row 0
   // Data row r is plan row first_row + r % batch_rows: a batch of blocks,

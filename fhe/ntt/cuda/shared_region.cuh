@@ -91,7 +91,7 @@ FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t bloc
 // Consecutive: the pass's twiddle groups lie side by side (kernel_params.h).
 template <int FirstLocal, int Skip, bool Consecutive, typename Word>
 FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>& a,
-                                CompanionTwiddle<Word> twiddles, std::uint32_t block_group) {
+                                const TwiddlePair<Word>* twiddles, std::uint32_t block_group) {
   constexpr int kRoundSkip = Skip > FirstLocal ? Skip - FirstLocal : 0;
   load_stage_twiddles<4, kRoundSkip, Consecutive>(tw, [&](int r, int group) {
     return twiddles + twiddle_index(a.address, FirstLocal + r, (block_group << r) + group);
@@ -121,12 +121,9 @@ FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
   return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
 }
 
-// The thread's row of the twiddle table, as companions alone: the regions
-// stream a row's table once per transform (41 of a 39-row transform's 68 MB
-// from DRAM, session 12), and half the bytes cost one high product each.
 template <typename Word>
-FHE_HD CompanionTwiddle<Word> row_twiddles(const PassArgs<Word>& a, const TileThread& th, Word q) {
-  return {a.companions + static_cast<std::size_t>(plan_row_of(a, th.data_row)) * a.table_stride, q};
+FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const TileThread& th) {
+  return a.twiddles + static_cast<std::size_t>(plan_row_of(a, th.data_row)) * a.table_stride;
 }
 
 // Forward phase 1: columns from global memory (8-byte loads, coalesced across
@@ -138,7 +135,7 @@ FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const Tile
   const std::uint64_t* tile = tile_data(a, th);
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
-  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th, c.q), th.tile);
+  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
   wait_for_previous_kernel();  // the data is the previous pass's output
   Word v[1][kWordsPerThread];
 #pragma unroll
@@ -162,7 +159,7 @@ template <bool Forward, typename Word, int Skip, bool Consecutive>
 FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
-  load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th, c.q), th.tile * 16 + th.lane);
+  load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
   Word v[1][kWordsPerThread];
 #pragma unroll
@@ -234,7 +231,7 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, 4> tw;
-  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th, c.q), th.tile);
+  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
   Word* own = shared + th.tile_in_block * kPaddedTileWords;
   Word v[1][kWordsPerThread];
 #pragma unroll

@@ -36,10 +36,10 @@ inline constexpr int kSplitRoundSkip = First == 5 ? 1 : (Skip > First ? Skip - F
 
 template <int First, int Skip, typename Word>
 FHE_HD void load_split_round_twiddles(StageTwiddles<Word, kSplitRoundBits>& tw, const PassArgs<Word>& a,
-                                      const TileThread& th, Word q) {
+                                      const TileThread& th) {
   // The group of the thread's words at local stage First.
   const std::uint32_t block_group = (th.tile << First) + (th.lane >> (5 - First));
-  const CompanionTwiddle<Word> twiddles = row_twiddles(a, th, q);
+  const TwiddlePair<Word>* twiddles = row_twiddles(a, th);
   load_stage_twiddles<kSplitRoundBits, kSplitRoundSkip<First, Skip>, false>(tw, [&](int r, int group) {
     return twiddles + twiddle_index(a.address, First + r, (block_group << r) + group);
   });
@@ -87,7 +87,7 @@ template <bool Forward, int First, int Skip, typename Word>
 FHE_HD void split_round_in_shared(Word (&v)[1][kSplitWordsPerThread], const PassArgs<Word>& a, const Word* shared,
                                   const TileThread& th, const RowConstants<Word>& c) {
   StageTwiddles<Word, kSplitRoundBits> tw;
-  load_split_round_twiddles<First, Skip>(tw, a, th, c.q);
+  load_split_round_twiddles<First, Skip>(tw, a, th);
   split_from_shared<First>(v, shared, th);
   split_round<Forward, First, Skip>(v, tw, a, c);
 }
@@ -100,7 +100,7 @@ FHE_HD void split_forward_first(const PassArgs<Word>& a, Word* shared, std::uint
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, kSplitRoundBits> tw;
-  load_split_round_twiddles<0, Skip>(tw, a, th, c.q);
+  load_split_round_twiddles<0, Skip>(tw, a, th);
   wait_for_previous_kernel();  // the data is the previous pass's output
   const std::uint64_t* tile = tile_data(a, th);
   Word v[1][kSplitWordsPerThread];
@@ -148,7 +148,7 @@ FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   StageTwiddles<Word, kSplitRoundBits> tw;
-  load_split_round_twiddles<5, 0>(tw, a, th, c.q);
+  load_split_round_twiddles<5, 0>(tw, a, th);
   wait_for_previous_kernel();  // the data is the previous pass's output
   const std::uint64_t* tile = tile_data(a, th);
   Word v[1][kSplitWordsPerThread];

@@ -109,7 +109,6 @@ class KernelEmulator {
                                      ntt::RowRange rows, std::size_t batch, bool forward,
                                      const std::uint32_t* skip_starts) const {
     return ntt::gpu::make_pass_args(launch, data.data(), forward ? tables_.forward.data() : tables_.inverse.data(),
-                                    forward ? tables_.forward_companions.data() : tables_.inverse_companions.data(),
                                     tables_.constants.data(), tables_.stride, rows, batch, log_n_, skip_starts);
   }
 
