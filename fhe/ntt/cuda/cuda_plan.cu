@@ -23,7 +23,6 @@ template <typename Word>
 struct DeviceTables {
   std::uint32_t stride = 0;
   DeviceBuffer<gpu::TwiddlePair<Word>> forward, inverse;
-  DeviceBuffer<Word> forward_companions, inverse_companions;
   DeviceBuffer<gpu::RowConstants<Word>> constants;
 
   static DeviceTables upload(const gpu::HostTables<Word>& host, const std::string& context) {
@@ -31,8 +30,6 @@ struct DeviceTables {
     tables.stride = host.stride;
     tables.forward = DeviceBuffer<gpu::TwiddlePair<Word>>::from_host(host.forward, context);
     tables.inverse = DeviceBuffer<gpu::TwiddlePair<Word>>::from_host(host.inverse, context);
-    tables.forward_companions = DeviceBuffer<Word>::from_host(host.forward_companions, context);
-    tables.inverse_companions = DeviceBuffer<Word>::from_host(host.inverse_companions, context);
     tables.constants = DeviceBuffer<gpu::RowConstants<Word>>::from_host(host.constants, context);
     return tables;
   }
@@ -115,12 +112,6 @@ class CudaPlan final : public NttPlan {
       d.max_blocks_per_sm = resources.max_blocks_per_sm;
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
         d.modelled_dram_bytes += (n() / 2) * sizeof(gpu::IndexEntry);  // shared by all rows
-      }
-      if (launch.kernel == gpu::KernelKind::global_pass &&
-          gpu::global_pass_reads_companions(launch.stage_count, word_bytes, forward, shape.throughput)) {
-        std::size_t twiddles_per_row = 0;  // companions alone: a word a twiddle, not two
-        for (int s = d.first_stage; s < d.first_stage + d.stage_count; ++s) twiddles_per_row += std::size_t{1} << s;
-        d.modelled_dram_bytes -= rows.count * twiddles_per_row * word_bytes;
       }
     }
     return out;
@@ -228,7 +219,6 @@ class CudaPlan final : public NttPlan {
                                 std::uint64_t* data, RowRange rows, std::size_t batch, bool forward,
                                 const std::uint32_t* skip_starts) const {
     return gpu::make_pass_args(launch, data, forward ? tables.forward.data() : tables.inverse.data(),
-                               forward ? tables.forward_companions.data() : tables.inverse_companions.data(),
                                tables.constants.data(), tables.stride, rows, batch, log_n(), skip_starts);
   }
 

@@ -20,7 +20,6 @@ template <typename Word>
 struct HostTables {
   std::uint32_t stride = 0;  // pairs per row (N; the radix layout's N-1 is padded)
   std::vector<TwiddlePair<Word>> forward, inverse;
-  std::vector<Word> forward_companions, inverse_companions;  // the pairs' companions alone
   std::vector<RowConstants<Word>> constants;
 };
 
@@ -56,8 +55,6 @@ HostTables<Word> make_host_tables(const BackendInfo& backend, int log_n,
     tables.constants.push_back(
         {t.q, t.n_inverse, t.n_inverse_shoup, scaled, shoup_companion<Word>(scaled, t.q)});
   }
-  for (const TwiddlePair<Word>& pair : tables.forward) tables.forward_companions.push_back(pair.companion);
-  for (const TwiddlePair<Word>& pair : tables.inverse) tables.inverse_companions.push_back(pair.companion);
   return tables;
 }
 

@@ -49,27 +49,18 @@ FHE_HD PassColumn locate_pass_column(const PassArgs<Word>& a, std::uint32_t row,
   return {base, stride_log, block, plan_row_of(a, row)};
 }
 
-// The twiddles of stages 0..Count-1 of the pass for its block, from the
-// pairs or (Companions, global_pass_reads_companions) the companions alone
-// with the row's prime q. Every global pass (one group or one digit) has
-// them side by side; make_pass_launches checks it.
-template <typename Word, int Count, bool Companions = false>
-FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Word>& a, const PassColumn& col,
-                               Word q = 0) {
-  const std::size_t row = static_cast<std::size_t>(col.plan_row) * a.table_stride;
-  const auto twiddles = [&] {
-    if constexpr (Companions) {
-      return CompanionTwiddle<Word>{a.companions + row, q};
-    } else {
-      return a.twiddles + row;
-    }
-  }();
+// The twiddles of stages 0..Count-1 of the pass for its block. Every global
+// pass (one group or one digit) has them side by side; make_pass_launches
+// checks it.
+template <typename Word, int Count>
+FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Word>& a, const PassColumn& col) {
+  const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(col.plan_row) * a.table_stride;
   load_stage_twiddles<Count, 0, true>(tw, [&](int r, int group) {
     return twiddles + twiddle_index(a.address, r, (col.block << r) + group);
   });
 }
 
-template <typename Word, int G, bool Forward, bool Split = false, bool Companions = false>
+template <typename Word, int G, bool Forward, bool Split = false>
 FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
   static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
   if (skipped_row(a, row)) return;
@@ -79,7 +70,7 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
   const Word q = a.constants[col.plan_row].q;
 
   StageTwiddles<Word, G> tw;
-  load_pass_twiddles<Word, G, Companions>(tw, a, col, q);
+  load_pass_twiddles<Word, G>(tw, a, col);
 
   wait_for_previous_kernel();  // the data is the previous pass's output
   Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on

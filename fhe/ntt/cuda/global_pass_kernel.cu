@@ -19,9 +19,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(P
     paired_pass_receive<Word, G, Forward>(args, state, mailbox, blockDim.x, threadIdx.x);
   } else {
     if (item >= global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
-    constexpr bool kCompanions =
-        global_pass_reads_companions(G, sizeof(Word), Forward, MinBlocks == kThroughputMinBlocksPerSm);
-    global_pass_item<Word, G, Forward, Split, kCompanions>(args, blockIdx.y, item);
+    global_pass_item<Word, G, Forward, Split>(args, blockIdx.y, item);
   }
 }
 

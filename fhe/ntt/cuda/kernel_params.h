@@ -79,19 +79,11 @@ inline constexpr int kMaxBlockThreads = 256;
 inline constexpr int kMinBlocksPerSm = 2;
 inline constexpr int kThroughputMinBlocksPerSm = 3;
 
-// The 64-bit 4-stage forward pass holds 16 words and 15 twiddles: at 3
-// blocks an SM (80 registers) only with the twiddles as companions alone
-// (PassArgs::companions, half the registers; with the pairs it lost 6 % at
-// 3 blocks, session 2). Other passes read the pairs.
-constexpr bool global_pass_reads_companions(int stage_count, std::size_t word_bytes, bool forward,
-                                            bool throughput) {
-  return throughput && word_bytes == 8 && stage_count == 4 && forward;
-}
-
-// The cap of a global pass of G stages.
+// The cap of a global pass of G stages: the 64-bit 4-stage forward keeps 2
+// even for throughput launches (it loses 6% at 3).
 template <typename Word, int G, bool Forward>
 constexpr int global_pass_min_blocks(bool throughput) {
-  return throughput ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
+  return throughput && !(sizeof(Word) == 8 && G == 4 && Forward) ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
 }
 
 // A twiddle and its Shoup companion side by side: one 16-byte (or 8-byte) load.
@@ -99,15 +91,6 @@ template <typename Word>
 struct alignas(2 * sizeof(Word)) TwiddlePair {
   Word value;
   Word companion;
-};
-
-// Where a twiddle stored as its companion alone lies (PassArgs::companions),
-// with the row's prime that gives back its value (load_twiddle).
-template <typename Word>
-struct CompanionTwiddle {
-  const Word* at;
-  Word q;
-  FHE_HD CompanionTwiddle operator+(std::uint32_t k) const { return {at + k, q}; }
 };
 
 // Per-row constants of the final pass.
@@ -193,9 +176,6 @@ template <typename Word>
 struct PassArgs {
   std::uint64_t* data;                  // row_count rows of N words
   const TwiddlePair<Word>* twiddles;    // plan rows x table_stride pairs
-  // The same table's companions alone (half the bytes and registers):
-  // what global_pass_reads_companions passes read.
-  const Word* companions;
   const RowConstants<Word>* constants;  // per plan row
   std::uint32_t first_row;              // plan row of data row 0
   // Data row r is plan row first_row + r % batch_rows: a batch of blocks,

@@ -82,7 +82,7 @@ inline std::vector<PassLaunch> make_pass_launches(const BackendInfo& backend,
 // CUDA plan and the host emulator, so both launch with the same values.
 template <typename Word>
 PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, const TwiddlePair<Word>* twiddles,
-                              const Word* companions, const RowConstants<Word>* constants, std::uint32_t table_stride, RowRange rows,
+                              const RowConstants<Word>* constants, std::uint32_t table_stride, RowRange rows,
                               std::size_t batch, int log_n, const std::uint32_t* skip_starts = nullptr) {
   // The kernels divide row and tile indices with FastDivisor.
   if ((rows.count * batch) << std::max(log_n - kTileBits, 0) >= (std::size_t{1} << FastDivisor::kNumeratorBits)) {
@@ -91,7 +91,6 @@ PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, con
   }
   return {data,
           twiddles,
-          companions,
           constants,
           static_cast<std::uint32_t>(rows.first),
           FastDivisor(static_cast<std::uint32_t>(rows.count)),

@@ -5,9 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
-#include "fhe/arith/modarith.h"
 #include "fhe/ntt/cuda/kernel_params.h"
 
 namespace fhe::ntt::gpu {
@@ -49,20 +47,6 @@ FHE_HD TwiddlePair<std::uint32_t> load_twiddle(const TwiddlePair<std::uint32_t>*
 #else
   return *p;
 #endif
-}
-
-// A twiddle stored as its companion w' = floor(w 2^W / q) alone: since
-// w' q = w 2^W - r with 0 < r < q for every w in [1, q), the value is
-// floor(w' q / 2^W) + 1, exactly. One high product buys half the bytes.
-template <typename Word>
-FHE_HD TwiddlePair<Word> load_twiddle(CompanionTwiddle<Word> t) {
-#if defined(__CUDA_ARCH__)
-  using Loaded = std::conditional_t<sizeof(Word) == 8, unsigned long long, unsigned int>;
-  const auto companion = static_cast<Word>(__ldg(reinterpret_cast<const Loaded*>(t.at)));
-#else
-  const Word companion = *t.at;
-#endif
-  return {static_cast<Word>(mul_hi(companion, t.q) + 1), companion};
 }
 
 // Programmatic dependent launch (sm_90): the kernels are launched so that

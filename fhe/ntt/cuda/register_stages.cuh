@@ -80,7 +80,7 @@ FHE_HD void load_stage_twiddles(StageTwiddles<Word, Count>& tw, TwiddleAt&& twid
   for_each_stage<Count, true>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
     if constexpr (r >= Skip) {
-      const auto first = twiddle_at(r, 0);  // a pair pointer or a CompanionTwiddle
+      const TwiddlePair<Word>* first = twiddle_at(r, 0);
 #pragma unroll
       for (int group = 0; group < (1 << r); ++group) {
         tw[(1 << r) - 1 + group] = load_twiddle(Consecutive ? first + group : twiddle_at(r, group));

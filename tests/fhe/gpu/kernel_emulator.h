@@ -109,7 +109,6 @@ class KernelEmulator {
                                      ntt::RowRange rows, std::size_t batch, bool forward,
                                      const std::uint32_t* skip_starts) const {
     return ntt::gpu::make_pass_args(launch, data.data(), forward ? tables_.forward.data() : tables_.inverse.data(),
-                                    forward ? tables_.forward_companions.data() : tables_.inverse_companions.data(),
                                     tables_.constants.data(), tables_.stride, rows, batch, log_n_, skip_starts);
   }
 
@@ -134,9 +133,7 @@ class KernelEmulator {
     } else {
       for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
         if (item >= ntt::gpu::global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
-        if (forward && ntt::gpu::global_pass_reads_companions(G, sizeof(Word), true, shape.throughput)) {
-          ntt::gpu::global_pass_item<Word, G, true, Split, true>(args, row, item);
-        } else if (forward) {
+        if (forward) {
           ntt::gpu::global_pass_item<Word, G, true, Split>(args, row, item);
         } else {
           ntt::gpu::global_pass_item<Word, G, false, Split>(args, row, item);
