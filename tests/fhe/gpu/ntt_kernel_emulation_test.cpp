@@ -1,12 +1,13 @@
 // The CUDA NTT kernels' thread bodies, run on the host by KernelEmulator:
 // every backend bit-exact against the radix2_indexed CPU oracle at logN
 // 8-13, forward and inverse, 64-bit (the presets' 40- and 60-bit primes
-// side by side, and 61-bit primes) and 32-bit arithmetic, with a row offset and with the launch shapes of a large
-// device (with its split kernels, which these small launches take, and
-// without) and of a one-SM device (the latter on a batch of three blocks of
-// the same plan rows). Runs without a GPU, so CI checks the kernels' logic;
-// also the index arithmetic they share (FastDivisor, consecutive twiddle
-// groups) and the launch shapes.
+// side by side, and 61-bit primes) and 32-bit arithmetic, with a row
+// offset and with the launch shapes of a large device (with its split
+// kernels, which these small launches take, and without) and of a one-SM
+// device (the latter on a batch of three blocks of the same plan rows).
+// Runs without a GPU, so CI checks the kernels' logic; also the index
+// arithmetic they share (FastDivisor, consecutive twiddle groups) and the
+// launch shapes.
 #include <gtest/gtest.h>
 
 #include <bit>
