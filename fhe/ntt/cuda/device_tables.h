@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fhe/ntt/backend.h"
+#include "fhe/ntt/cuda/fp64_arith.cuh"
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/radix_layout.h"
 #include "fhe/ntt/twiddles.h"
@@ -22,6 +23,19 @@ struct HostTables {
   std::vector<TwiddlePair<Word>> forward, inverse;
   std::vector<RowConstants<Word>> constants;
 };
+
+// Whether a 64-bit row runs the double-precision butterflies: a
+// prime below 2^42 in the fused kernels (radix2_indexed, the reference,
+// keeps the integer ones).
+inline bool fp64_row(const BackendInfo& backend, std::uint64_t q) {
+  return backend.family != BackendFamily::indexed && fp64_modulus(q);
+}
+
+// A twiddle pair as the double-precision butterflies take it: w and fl(w / q).
+inline TwiddlePair<std::uint64_t> fp64_twiddle(std::uint64_t w, std::uint64_t q) {
+  const auto value = static_cast<double>(w);
+  return {bits_of_fp64(value), bits_of_fp64(value / static_cast<double>(q))};
+}
 
 template <typename Word>
 HostTables<Word> make_host_tables(const BackendInfo& backend, int log_n,
@@ -52,8 +66,18 @@ HostTables<Word> make_host_tables(const BackendInfo& backend, int log_n,
       }
     }
     const Word scaled = mul_mod_exact<Word>(t.inverse[n > 1 ? 1 : 0], t.n_inverse, t.q);
-    tables.constants.push_back(
-        {t.q, t.n_inverse, t.n_inverse_shoup, scaled, shoup_companion<Word>(scaled, t.q)});
+    RowConstants<Word> constants{t.q, t.n_inverse, t.n_inverse_shoup, scaled, shoup_companion<Word>(scaled, t.q)};
+    if constexpr (sizeof(Word) == 8) {
+      if (fp64_row(backend, t.q)) {
+        for (std::size_t k = 0; k < n; ++k) {
+          forward[k] = fp64_twiddle(forward[k].value, t.q);
+          inverse[k] = fp64_twiddle(inverse[k].value, t.q);
+        }
+        constants.fp64 = 1;
+        constants.fp64_q_inverse = 1.0 / static_cast<double>(t.q);
+      }
+    }
+    tables.constants.push_back(constants);
   }
   return tables;
 }

@@ -67,46 +67,48 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
   constexpr int kSpan = 1 << G;
   constexpr int kLanes = kGlobalPassLayout<Word, G, Split>.lanes;
   const PassColumn col = locate_pass_column<Word, G>(a, row, item, kLanes);
-  const Word q = a.constants[col.plan_row].q;
+  const RowConstants<Word> c = a.constants[col.plan_row];
+  with_row_arith(c, [&](const auto& ar) {
+    StageTwiddles<Word, G> tw;
+    load_pass_twiddles<Word, G>(tw, a, col);
 
-  StageTwiddles<Word, G> tw;
-  load_pass_twiddles<Word, G>(tw, a, col);
-
-  wait_for_previous_kernel();  // the data is the previous pass's output
-  Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
+    wait_for_previous_kernel();  // the data is the previous pass's output
+    Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
 #pragma unroll
-  for (int k = 0; k < kSpan; ++k) {
-    const std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
-    if constexpr (kLanes == 2) {
-      std::uint64_t first, second;
-      load_two(p, first, second);
-      v[0][k] = static_cast<Word>(first);
-      v[1][k] = static_cast<Word>(second);
-    } else {
-      v[0][k] = static_cast<Word>(*p);
+    for (int k = 0; k < kSpan; ++k) {
+      const std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
+      if constexpr (kLanes == 2) {
+        std::uint64_t first, second;
+        load_two(p, first, second);
+        v[0][k] = ar.loaded(first);
+        v[1][k] = ar.loaded(second);
+      } else {
+        v[0][k] = ar.loaded(*p);
+      }
     }
-  }
 
-  // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
-  const bool scale_stage0 = !Forward && a.first_stage == 0;
-  for_each_stage<G, Forward>([&](auto stage) {
-    constexpr int r = decltype(stage)::value;
-    if (r == 0 && scale_stage0) {
-      register_stage0_scaled<G, kLanes>(v, a.constants[col.plan_row]);
-      return;
+    // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
+    const bool scale_stage0 = !Forward && a.first_stage == 0;
+    for_each_stage<G, Forward>([&](auto stage) {
+      constexpr int r = decltype(stage)::value;
+      if (r == 0 && scale_stage0) {
+        register_stage0_scaled<G, kLanes>(v, ar, c);
+        return;
+      }
+      register_stage<Forward, G, r, kLanes, round_reduces_sums(r, 0, G)>(
+          v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
+    });
+
+#pragma unroll
+    for (int k = 0; k < kSpan; ++k) {
+      std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
+      if constexpr (kLanes == 2) {
+        store_two(p, ar.stored(v[0][k], scale_stage0), ar.stored(v[1][k], scale_stage0));
+      } else {
+        *p = ar.stored(v[0][k], scale_stage0);
+      }
     }
-    register_stage<Forward, G, r, kLanes>(v, q, [&](int group) { return tw[(1 << r) - 1 + group]; });
   });
-
-#pragma unroll
-  for (int k = 0; k < kSpan; ++k) {
-    std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
-    if constexpr (kLanes == 2) {
-      store_two(p, v[0][k], v[1][k]);
-    } else {
-      *p = v[0][k];
-    }
-  }
 }
 
 // The paired pass: threads 2i and 2i+1 (h = 0, 1) share an offset's 2^G
@@ -124,32 +126,34 @@ struct PairedPassState {
   bool active;
   std::uint32_t h;
   PassColumn col;
-  Word q;
+  RowConstants<Word> c;
   Word keep[kQuarter];
   StageTwiddles<Word, G - 1> local;        // stages 0..G-2
   TwiddlePair<Word> cross[kQuarter];       // stage G-1, groups 2m + h
 };
 
-template <typename Word, int G, bool Forward>
+template <typename Word, int G, bool Forward, typename Arith>
 FHE_HD void paired_stages_local(Word (&v)[1][1 << (G - 1)], const PassArgs<Word>& a,
-                                const PairedPassState<Word, G>& st) {
+                                const PairedPassState<Word, G>& st, const Arith& ar) {
   const bool scale_stage0 = !Forward && a.first_stage == 0;
   for_each_stage<G - 1, Forward>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
     if (r == 0 && scale_stage0) {
-      register_stage0_scaled<G - 1, 1>(v, a.constants[st.col.plan_row]);
+      register_stage0_scaled<G - 1, 1>(v, ar, st.c);
       return;
     }
-    register_stage<Forward, G - 1, r, 1>(v, st.q, [&](int group) { return st.local[(1 << r) - 1 + group]; });
+    register_stage<Forward, G - 1, r, 1, round_reduces_sums(r, 0, G)>(
+        v, ar, [&](int group) { return st.local[(1 << r) - 1 + group]; });
   });
 }
 
-template <typename Word, int G, bool Forward>
-FHE_HD void paired_stage_cross(Word& first, Word& second, TwiddlePair<Word> w, Word q) {
+// Stage G-1 (the inverse runs it first: no reduction of its sums).
+template <bool Forward, typename Word, typename Arith>
+FHE_HD void paired_stage_cross(Word& first, Word& second, TwiddlePair<Word> w, const Arith& ar) {
   if constexpr (Forward) {
-    forward_butterfly<Word>(first, second, w, q);
+    ar.forward(first, second, w);
   } else {
-    inverse_butterfly<Word>(first, second, w, q);
+    ar.template inverse<false>(first, second, w);
   }
 }
 
@@ -164,38 +168,40 @@ FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::ui
   if (!st.active) return;
   st.h = item & 1u;
   st.col = locate_pass_column<Word, G>(a, row, item >> 1, 1);
-  st.q = a.constants[st.col.plan_row].q;
-  load_pass_twiddles<Word, G - 1>(st.local, a, st.col);
-  const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(st.col.plan_row) * a.table_stride;
-  const TwiddlePair<Word>* cross = twiddles + twiddle_index(a.address, G - 1, (st.col.block << (G - 1)) + st.h);
+  st.c = a.constants[st.col.plan_row];
+  with_row_arith(st.c, [&](const auto& ar) {
+    load_pass_twiddles<Word, G - 1>(st.local, a, st.col);
+    const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(st.col.plan_row) * a.table_stride;
+    const TwiddlePair<Word>* cross = twiddles + twiddle_index(a.address, G - 1, (st.col.block << (G - 1)) + st.h);
 #pragma unroll
-  for (int m = 0; m < kQuarter; ++m) st.cross[m] = load_twiddle(cross + 2 * m);
+    for (int m = 0; m < kQuarter; ++m) st.cross[m] = load_twiddle(cross + 2 * m);
 
-  wait_for_previous_kernel();  // the data is the previous pass's output
-  const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
-  Word post[kQuarter];
-  if constexpr (Forward) {
-    Word v[1][2 * kQuarter];
+    wait_for_previous_kernel();  // the data is the previous pass's output
+    const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
+    Word post[kQuarter];
+    if constexpr (Forward) {
+      Word v[1][2 * kQuarter];
 #pragma unroll
-    for (int j = 0; j < 2 * kQuarter; ++j) v[0][j] = static_cast<Word>(*at(2 * j + static_cast<int>(st.h)));
-    paired_stages_local<Word, G, true>(v, a, st);
+      for (int j = 0; j < 2 * kQuarter; ++j) v[0][j] = ar.loaded(*at(2 * j + static_cast<int>(st.h)));
+      paired_stages_local<Word, G, true>(v, a, st, ar);
 #pragma unroll
-    for (int m = 0; m < kQuarter; ++m) {
-      st.keep[m] = st.h ? v[0][2 * m + 1] : v[0][2 * m];
-      post[m] = st.h ? v[0][2 * m] : v[0][2 * m + 1];
+      for (int m = 0; m < kQuarter; ++m) {
+        st.keep[m] = st.h ? v[0][2 * m + 1] : v[0][2 * m];
+        post[m] = st.h ? v[0][2 * m] : v[0][2 * m + 1];
+      }
+    } else {
+#pragma unroll
+      for (int m = 0; m < kQuarter; ++m) {
+        const int k = 4 * m + 2 * static_cast<int>(st.h);
+        Word first = ar.loaded(*at(k)), second = ar.loaded(*at(k + 1));
+        paired_stage_cross<false>(first, second, st.cross[m], ar);
+        st.keep[m] = st.h ? second : first;
+        post[m] = st.h ? first : second;
+      }
     }
-  } else {
 #pragma unroll
-    for (int m = 0; m < kQuarter; ++m) {
-      const int k = 4 * m + 2 * static_cast<int>(st.h);
-      Word first = static_cast<Word>(*at(k)), second = static_cast<Word>(*at(k + 1));
-      paired_stage_cross<Word, G, false>(first, second, st.cross[m], st.q);
-      st.keep[m] = st.h ? second : first;
-      post[m] = st.h ? first : second;
-    }
-  }
-#pragma unroll
-  for (int m = 0; m < kQuarter; ++m) mailbox[m * block_threads + thread] = post[m];
+    for (int m = 0; m < kQuarter; ++m) mailbox[m * block_threads + thread] = post[m];
+  });
 }
 
 // Second half (after the barrier): the partner's words, the stages after
@@ -205,29 +211,32 @@ FHE_HD void paired_pass_receive(const PassArgs<Word>& a, PairedPassState<Word, G
                                 std::uint32_t block_threads, std::uint32_t thread) {
   constexpr int kQuarter = PairedPassState<Word, G>::kQuarter;
   if (!st.active) return;
-  const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
-  if constexpr (Forward) {
+  with_row_arith(st.c, [&](const auto& ar) {
+    const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
+    if constexpr (Forward) {
 #pragma unroll
-    for (int m = 0; m < kQuarter; ++m) {
-      const Word got = mailbox[m * block_threads + (thread ^ 1u)];
-      Word first = st.h ? got : st.keep[m], second = st.h ? st.keep[m] : got;
-      paired_stage_cross<Word, G, true>(first, second, st.cross[m], st.q);
-      const int k = 4 * m + 2 * static_cast<int>(st.h);
-      *at(k) = first;
-      *at(k + 1) = second;
+      for (int m = 0; m < kQuarter; ++m) {
+        const Word got = mailbox[m * block_threads + (thread ^ 1u)];
+        Word first = st.h ? got : st.keep[m], second = st.h ? st.keep[m] : got;
+        paired_stage_cross<true>(first, second, st.cross[m], ar);
+        const int k = 4 * m + 2 * static_cast<int>(st.h);
+        *at(k) = ar.stored(first, false);
+        *at(k + 1) = ar.stored(second, false);
+      }
+    } else {
+      Word v[1][2 * kQuarter];
+#pragma unroll
+      for (int m = 0; m < kQuarter; ++m) {
+        const Word got = mailbox[m * block_threads + (thread ^ 1u)];
+        v[0][2 * m] = st.h ? got : st.keep[m];
+        v[0][2 * m + 1] = st.h ? st.keep[m] : got;
+      }
+      paired_stages_local<Word, G, false>(v, a, st, ar);
+      const bool final = a.first_stage == 0;
+#pragma unroll
+      for (int j = 0; j < 2 * kQuarter; ++j) *at(2 * j + static_cast<int>(st.h)) = ar.stored(v[0][j], final);
     }
-  } else {
-    Word v[1][2 * kQuarter];
-#pragma unroll
-    for (int m = 0; m < kQuarter; ++m) {
-      const Word got = mailbox[m * block_threads + (thread ^ 1u)];
-      v[0][2 * m] = st.h ? got : st.keep[m];
-      v[0][2 * m + 1] = st.h ? st.keep[m] : got;
-    }
-    paired_stages_local<Word, G, false>(v, a, st);
-#pragma unroll
-    for (int j = 0; j < 2 * kQuarter; ++j) *at(2 * j + static_cast<int>(st.h)) = v[0][j];
-  }
+  });
 }
 
 }  // namespace fhe::ntt::gpu

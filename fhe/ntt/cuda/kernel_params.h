@@ -101,6 +101,11 @@ struct RowConstants {
   // inverse[1] * N^-1: the inverse's last butterfly (stage 0) folds the N^-1
   // scaling into its twiddle, so the scaling costs no extra pass.
   Word scaled_stage0, scaled_stage0_shoup;
+  // Nonzero for a 64-bit row whose kernels run the double-precision
+  // butterflies (fp64_arith.cuh); its twiddle pairs then hold the doubles
+  // w and fl(w / q), and fp64_q_inverse is fl(1 / q).
+  std::uint32_t fp64 = 0;
+  double fp64_q_inverse = 0;
 };
 
 // Where the twiddle of (stage, group) sits in a row's table, for the stages

@@ -12,6 +12,7 @@
 // take other intermediate values.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "fhe/arith/modarith.h"
@@ -81,5 +82,24 @@ FHE_HD Word reduce_forward_output(Word x, Word q) {
   x = subtract_if_at_least<Word>(x, 2 * q);
   return subtract_if_at_least<Word>(x, q);
 }
+
+// One row's integer arithmetic, the interface Fp64Arith (fp64_arith.cuh)
+// shares: words are held as they are stored, in the lazy ranges above.
+template <typename Word>
+struct IntegerArith {
+  Word q;
+
+  FHE_HD Word loaded(std::uint64_t stored) const { return static_cast<Word>(stored); }
+  FHE_HD std::uint64_t stored(Word v, bool /*final*/) const { return v; }
+  FHE_HD Word output(Word v) const { return reduce_forward_output<Word>(v, q); }
+  FHE_HD void forward(Word& x, Word& y, TwiddlePair<Word> w) const { forward_butterfly<Word>(x, y, w, q); }
+  template <bool ReduceSum>
+  FHE_HD void inverse(Word& x, Word& y, TwiddlePair<Word> w) const {
+    inverse_butterfly<Word>(x, y, w, q);
+  }
+  FHE_HD void inverse_scaled(Word& x, Word& y, const RowConstants<Word>& c) const {
+    inverse_butterfly_scaled<Word>(x, y, c);
+  }
+};
 
 }  // namespace fhe::ntt::gpu

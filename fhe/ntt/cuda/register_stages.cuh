@@ -9,15 +9,20 @@
 
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/cuda/lazy_butterfly.cuh"
+#include "fhe/ntt/cuda/row_arith.cuh"
 #include "fhe/ntt/cuda/memory_access.cuh"
 
 namespace fhe::ntt::gpu {
 
 // Stage R of a block of 2^Bits words (stride 2^Bits >> (R+1) between the two
-// words of a butterfly), on Lanes independent blocks that share twiddles.
-// twiddle_at(group) returns the pair of local group `group` (< 2^R).
-template <bool Forward, int Bits, int R, int Lanes, typename Word, typename TwiddleAt>
-FHE_HD void register_stage(Word (&v)[Lanes][1 << Bits], Word q, TwiddleAt&& twiddle_at) {
+// words of a butterfly), on Lanes independent blocks that share twiddles,
+// in the row's arithmetic (row_arith.cuh). twiddle_at(group) returns the
+// pair of local group `group` (< 2^R). ReduceSums: the inverse's stage that
+// reduces its sums (inverse_reduces_sums; only the double-precision
+// butterflies need it).
+template <bool Forward, int Bits, int R, int Lanes, bool ReduceSums, typename Word, typename Arith,
+          typename TwiddleAt>
+FHE_HD void register_stage(Word (&v)[Lanes][1 << Bits], const Arith& ar, TwiddleAt&& twiddle_at) {
   constexpr int kHalf = (1 << Bits) >> (R + 1);
 #pragma unroll
   for (int group = 0; group < (1 << R); ++group) {
@@ -28,26 +33,32 @@ FHE_HD void register_stage(Word (&v)[Lanes][1 << Bits], Word q, TwiddleAt&& twid
 #pragma unroll
       for (int lane = 0; lane < Lanes; ++lane) {
         if constexpr (Forward) {
-          forward_butterfly<Word>(v[lane][top], v[lane][top + kHalf], w, q);
+          ar.forward(v[lane][top], v[lane][top + kHalf], w);
         } else {
-          inverse_butterfly<Word>(v[lane][top], v[lane][top + kHalf], w, q);
+          ar.template inverse<ReduceSums>(v[lane][top], v[lane][top + kHalf], w);
         }
       }
     }
   }
 }
 
-// The inverse's stage 0 with N^-1 folded in (one group).
-template <int Bits, int Lanes, typename Word>
-FHE_HD void register_stage0_scaled(Word (&v)[Lanes][1 << Bits], const RowConstants<Word>& c) {
+// The inverse's stage 0 with N^-1 folded in (one group), fully reduced words out.
+template <int Bits, int Lanes, typename Word, typename Arith>
+FHE_HD void register_stage0_scaled(Word (&v)[Lanes][1 << Bits], const Arith& ar, const RowConstants<Word>& c) {
   constexpr int kHalf = (1 << Bits) >> 1;
 #pragma unroll
   for (int k = 0; k < kHalf; ++k) {
 #pragma unroll
     for (int lane = 0; lane < Lanes; ++lane) {
-      inverse_butterfly_scaled<Word>(v[lane][k], v[lane][k + kHalf], c);
+      ar.inverse_scaled(v[lane][k], v[lane][k + kHalf], c);
     }
   }
+}
+
+// Whether the inverse reduces its sums at stage r of a round of stages
+// Skip..Count-1, run from Count-1 down (fp64_arith.cuh).
+FHE_HD constexpr bool round_reduces_sums(int r, int skip, int count) {
+  return inverse_reduces_sums(count - 1 - r, count - skip);
 }
 
 // Calls f(std::integral_constant<int, r>) for r = 0..Count-1 (forward order)

@@ -98,18 +98,25 @@ FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>
   });
 }
 
-template <bool Forward, int FirstLocal, int Skip, typename Word>
+// The inverse's last butterfly (forward stage 0) carries the N^-1 scaling:
+// in the region when it is the whole transform.
+template <typename Word>
+FHE_HD bool region_has_stage0(const PassArgs<Word>& a) {
+  return a.log_n == static_cast<std::uint32_t>(kTileBits);
+}
+
+template <bool Forward, int FirstLocal, int Skip, typename Word, typename Arith>
 FHE_HD void tile_round(Word (&v)[1][kWordsPerThread], const StageTwiddles<Word, 4>& tw,
-                       const PassArgs<Word>& a, const RowConstants<Word>& c) {
-  // The inverse's last butterfly (forward stage 0) carries the N^-1 scaling.
-  const bool region_has_stage0 = a.log_n == static_cast<std::uint32_t>(kTileBits);
+                       const PassArgs<Word>& a, const RowConstants<Word>& c, const Arith& ar) {
+  constexpr int kRoundSkip = Skip > FirstLocal ? Skip - FirstLocal : 0;
   for_each_stage<4, Forward>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
-    if constexpr (FirstLocal + r >= Skip) {
-      if (!Forward && FirstLocal + r == 0 && region_has_stage0) {
-        register_stage0_scaled<4>(v, c);
+    if constexpr (r >= kRoundSkip) {
+      if (!Forward && FirstLocal + r == 0 && region_has_stage0(a)) {
+        register_stage0_scaled<4>(v, ar, c);
       } else {
-        register_stage<Forward, 4, r>(v, c.q, [&](int group) { return tw[(1 << r) - 1 + group]; });
+        register_stage<Forward, 4, r, 1, round_reduces_sums(r, kRoundSkip, 4)>(
+            v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
       }
     }
   });
@@ -134,16 +141,18 @@ template <typename Word, int Skip, bool Consecutive>
 FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const std::uint64_t* tile = tile_data(a, th);
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  StageTwiddles<Word, 4> tw;
-  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
-  wait_for_previous_kernel();  // the data is the previous pass's output
-  Word v[1][kWordsPerThread];
+  with_row_arith(c, [&](const auto& ar) {
+    StageTwiddles<Word, 4> tw;
+    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
+    wait_for_previous_kernel();  // the data is the previous pass's output
+    Word v[1][kWordsPerThread];
 #pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = static_cast<Word>(tile[th.lane + 16 * k]);
-  tile_round<true, 0, Skip>(v, tw, a, c);
-  Word* own = shared + th.tile_in_block * kPaddedTileWords;
+    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = ar.loaded(tile[th.lane + 16 * k]);
+    tile_round<true, 0, Skip>(v, tw, a, c, ar);
+    Word* own = shared + th.tile_in_block * kPaddedTileWords;
 #pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
+    for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
+  });
 }
 
 template <typename Word, int Skip, bool Consecutive>
@@ -154,25 +163,25 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
 }
 
 // Phase 2 of both directions: rows in shared memory, local stages 4-7
-// (forward, then the final reduction to [0, q)) or 7-4 (inverse).
+// (forward, then the final reduction to [0, q)) or 7-4 (inverse, on the
+// words copy_tiles brought in as stored).
 template <bool Forward, typename Word, int Skip, bool Consecutive>
 FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  StageTwiddles<Word, 4> tw;
-  load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
-  Word* own = shared + th.tile_in_block * kPaddedTileWords;
-  Word v[1][kWordsPerThread];
+  with_row_arith(c, [&](const auto& ar) {
+    StageTwiddles<Word, 4> tw;
+    load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
+    Word* own = shared + th.tile_in_block * kPaddedTileWords;
+    Word v[1][kWordsPerThread];
 #pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(16 * th.lane + k)];
-  tile_round<Forward, 4, Skip>(v, tw, a, c);
-#pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) {
-    if constexpr (Forward) {
-      own[padded(16 * th.lane + k)] = reduce_forward_output<Word>(v[0][k], c.q);
-    } else {
-      own[padded(16 * th.lane + k)] = v[0][k];
+    for (int k = 0; k < kWordsPerThread; ++k) {
+      const Word word = own[padded(16 * th.lane + k)];
+      v[0][k] = Forward ? word : ar.loaded(word);
     }
-  }
+    tile_round<Forward, 4, Skip>(v, tw, a, c, ar);
+#pragma unroll
+    for (int k = 0; k < kWordsPerThread; ++k) own[padded(16 * th.lane + k)] = Forward ? ar.output(v[0][k]) : v[0][k];
+  });
 }
 
 template <bool Forward, typename Word, int Skip, bool Consecutive>
@@ -230,16 +239,19 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  StageTwiddles<Word, 4> tw;
-  load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
-  Word* own = shared + th.tile_in_block * kPaddedTileWords;
-  Word v[1][kWordsPerThread];
+  with_row_arith(c, [&](const auto& ar) {
+    StageTwiddles<Word, 4> tw;
+    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
+    Word* own = shared + th.tile_in_block * kPaddedTileWords;
+    Word v[1][kWordsPerThread];
 #pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(th.lane + 16 * k)];
-  tile_round<false, 0, Skip>(v, tw, a, c);
-  std::uint64_t* tile = tile_data(a, th);
+    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(th.lane + 16 * k)];
+    tile_round<false, 0, Skip>(v, tw, a, c, ar);
+    std::uint64_t* tile = tile_data(a, th);
+    const bool final = region_has_stage0(a);
 #pragma unroll
-  for (int k = 0; k < kWordsPerThread; ++k) tile[th.lane + 16 * k] = v[0][k];
+    for (int k = 0; k < kWordsPerThread; ++k) tile[th.lane + 16 * k] = ar.stored(v[0][k], final);
+  });
 }
 
 }  // namespace fhe::ntt::gpu

@@ -45,18 +45,18 @@ FHE_HD void load_split_round_twiddles(StageTwiddles<Word, kSplitRoundBits>& tw, 
   });
 }
 
-template <bool Forward, int First, int Skip, typename Word>
+template <bool Forward, int First, int Skip, typename Word, typename Arith>
 FHE_HD void split_round(Word (&v)[1][kSplitWordsPerThread], const StageTwiddles<Word, kSplitRoundBits>& tw,
-                        const PassArgs<Word>& a, const RowConstants<Word>& c) {
-  // The inverse's last butterfly (forward stage 0) carries the N^-1 scaling.
-  const bool region_has_stage0 = a.log_n == static_cast<std::uint32_t>(kTileBits);
+                        const PassArgs<Word>& a, const RowConstants<Word>& c, const Arith& ar) {
+  constexpr int kSkip = kSplitRoundSkip<First, Skip>;
   for_each_stage<kSplitRoundBits, Forward>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
-    if constexpr (r >= kSplitRoundSkip<First, Skip>) {
-      if (!Forward && First + r == 0 && region_has_stage0) {
-        register_stage0_scaled<kSplitRoundBits, 1>(v, c);
+    if constexpr (r >= kSkip) {
+      if (!Forward && First + r == 0 && region_has_stage0(a)) {
+        register_stage0_scaled<kSplitRoundBits, 1>(v, ar, c);
       } else {
-        register_stage<Forward, kSplitRoundBits, r, 1>(v, c.q, [&](int group) { return tw[(1 << r) - 1 + group]; });
+        register_stage<Forward, kSplitRoundBits, r, 1, round_reduces_sums(r, kSkip, kSplitRoundBits)>(
+            v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
       }
     }
   });
@@ -83,13 +83,13 @@ FHE_HD TileThread locate_split_thread(const PassArgs<Word>& a, std::uint32_t blo
 }
 
 // A round on the words the thread holds in shared memory (after a barrier).
-template <bool Forward, int First, int Skip, typename Word>
+template <bool Forward, int First, int Skip, typename Word, typename Arith>
 FHE_HD void split_round_in_shared(Word (&v)[1][kSplitWordsPerThread], const PassArgs<Word>& a, const Word* shared,
-                                  const TileThread& th, const RowConstants<Word>& c) {
+                                  const TileThread& th, const RowConstants<Word>& c, const Arith& ar) {
   StageTwiddles<Word, kSplitRoundBits> tw;
   load_split_round_twiddles<First, Skip>(tw, a, th);
   split_from_shared<First>(v, shared, th);
-  split_round<Forward, First, Skip>(v, tw, a, c);
+  split_round<Forward, First, Skip>(v, tw, a, c, ar);
 }
 
 // Forward phase 1: words T + 32 i from global memory, local stages 0-2.
@@ -99,15 +99,17 @@ FHE_HD void split_forward_first(const PassArgs<Word>& a, Word* shared, std::uint
   const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  StageTwiddles<Word, kSplitRoundBits> tw;
-  load_split_round_twiddles<0, Skip>(tw, a, th);
-  wait_for_previous_kernel();  // the data is the previous pass's output
-  const std::uint64_t* tile = tile_data(a, th);
-  Word v[1][kSplitWordsPerThread];
+  with_row_arith(c, [&](const auto& ar) {
+    StageTwiddles<Word, kSplitRoundBits> tw;
+    load_split_round_twiddles<0, Skip>(tw, a, th);
+    wait_for_previous_kernel();  // the data is the previous pass's output
+    const std::uint64_t* tile = tile_data(a, th);
+    Word v[1][kSplitWordsPerThread];
 #pragma unroll
-  for (int i = 0; i < kSplitWordsPerThread; ++i) v[0][i] = static_cast<Word>(tile[split_round_word<0>(th.lane, i)]);
-  split_round<true, 0, Skip>(v, tw, a, c);
-  split_to_shared<0>(shared, th, v);
+    for (int i = 0; i < kSplitWordsPerThread; ++i) v[0][i] = ar.loaded(tile[split_round_word<0>(th.lane, i)]);
+    split_round<true, 0, Skip>(v, tw, a, c, ar);
+    split_to_shared<0>(shared, th, v);
+  });
 }
 
 // Phase 2 of both directions: local stages 3-5 (forward) or 5-3 in shared memory.
@@ -117,9 +119,11 @@ FHE_HD void split_middle(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
   const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  Word v[1][kSplitWordsPerThread];
-  split_round_in_shared<Forward, 3, 0>(v, a, shared, th, c);
-  split_to_shared<3>(shared, th, v);
+  with_row_arith(c, [&](const auto& ar) {
+    Word v[1][kSplitWordsPerThread];
+    split_round_in_shared<Forward, 3, 0>(v, a, shared, th, c, ar);
+    split_to_shared<3>(shared, th, v);
+  });
 }
 
 // Forward phase 3: local stages 6-7, the final reduction to [0, q), words
@@ -130,14 +134,15 @@ FHE_HD void split_forward_last(const PassArgs<Word>& a, Word* shared, std::uint3
   const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  Word v[1][kSplitWordsPerThread];
-  split_round_in_shared<true, 5, 0>(v, a, shared, th, c);
-  std::uint64_t* tile = tile_data(a, th);
+  with_row_arith(c, [&](const auto& ar) {
+    Word v[1][kSplitWordsPerThread];
+    split_round_in_shared<true, 5, 0>(v, a, shared, th, c, ar);
+    std::uint64_t* tile = tile_data(a, th);
 #pragma unroll
-  for (int i = 0; i < kSplitWordsPerThread; i += 2) {
-    store_two(tile + split_round_word<5>(th.lane, i), reduce_forward_output<Word>(v[0][i], c.q),
-              reduce_forward_output<Word>(v[0][i + 1], c.q));
-  }
+    for (int i = 0; i < kSplitWordsPerThread; i += 2) {
+      store_two(tile + split_round_word<5>(th.lane, i), ar.output(v[0][i]), ar.output(v[0][i + 1]));
+    }
+  });
 }
 
 // Inverse phase 1: words 8 T + i from global memory, local stages 7-6.
@@ -147,20 +152,22 @@ FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint
   const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  StageTwiddles<Word, kSplitRoundBits> tw;
-  load_split_round_twiddles<5, 0>(tw, a, th);
-  wait_for_previous_kernel();  // the data is the previous pass's output
-  const std::uint64_t* tile = tile_data(a, th);
-  Word v[1][kSplitWordsPerThread];
+  with_row_arith(c, [&](const auto& ar) {
+    StageTwiddles<Word, kSplitRoundBits> tw;
+    load_split_round_twiddles<5, 0>(tw, a, th);
+    wait_for_previous_kernel();  // the data is the previous pass's output
+    const std::uint64_t* tile = tile_data(a, th);
+    Word v[1][kSplitWordsPerThread];
 #pragma unroll
-  for (int i = 0; i < kSplitWordsPerThread; i += 2) {
-    std::uint64_t x, y;
-    load_two(tile + split_round_word<5>(th.lane, i), x, y);
-    v[0][i] = static_cast<Word>(x);
-    v[0][i + 1] = static_cast<Word>(y);
-  }
-  split_round<false, 5, 0>(v, tw, a, c);
-  split_to_shared<5>(shared, th, v);
+    for (int i = 0; i < kSplitWordsPerThread; i += 2) {
+      std::uint64_t x, y;
+      load_two(tile + split_round_word<5>(th.lane, i), x, y);
+      v[0][i] = ar.loaded(x);
+      v[0][i + 1] = ar.loaded(y);
+    }
+    split_round<false, 5, 0>(v, tw, a, c, ar);
+    split_to_shared<5>(shared, th, v);
+  });
 }
 
 // Inverse phase 3: local stages 2-0 (N^-1 at stage 0 when the region holds
@@ -171,11 +178,14 @@ FHE_HD void split_inverse_last(const PassArgs<Word>& a, Word* shared, std::uint3
   const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
   if (!th.valid) return;
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  Word v[1][kSplitWordsPerThread];
-  split_round_in_shared<false, 0, Skip>(v, a, shared, th, c);
-  std::uint64_t* tile = tile_data(a, th);
+  with_row_arith(c, [&](const auto& ar) {
+    Word v[1][kSplitWordsPerThread];
+    split_round_in_shared<false, 0, Skip>(v, a, shared, th, c, ar);
+    std::uint64_t* tile = tile_data(a, th);
+    const bool final = region_has_stage0(a);
 #pragma unroll
-  for (int i = 0; i < kSplitWordsPerThread; ++i) tile[split_round_word<0>(th.lane, i)] = v[0][i];
+    for (int i = 0; i < kSplitWordsPerThread; ++i) tile[split_round_word<0>(th.lane, i)] = ar.stored(v[0][i], final);
+  });
 }
 
 }  // namespace fhe::ntt::gpu
