@@ -56,7 +56,7 @@ void CpuPlan::inverse(std::uint64_t* data, RowRange rows, StreamHandle) const {
 
 std::vector<LaunchDescription> describe_schedule_passes(const NttSchedule& schedule,
                                                         RowRange rows, WordType word,
-                                                        bool forward) {
+                                                        bool forward, std::size_t fp64_rows) {
   const std::size_t n = std::size_t{1} << schedule.log_n;
   const std::size_t pair_bytes = word == WordType::int64 ? 16 : 8;  // twiddle + Shoup companion
   std::vector<LaunchDescription> launches;
@@ -75,8 +75,8 @@ std::vector<LaunchDescription> describe_schedule_passes(const NttSchedule& sched
     for (int s = pass.first_stage; s < pass.first_stage + pass.stage_count; ++s) {
       twiddles_per_row += std::size_t{1} << s;
     }
-    launch.modelled_dram_bytes = rows.count * (2 * n * sizeof(std::uint64_t) +
-                                               twiddles_per_row * pair_bytes);
+    launch.modelled_dram_bytes = rows.count * (2 * n * sizeof(std::uint64_t) + twiddles_per_row * pair_bytes) -
+                                 fp64_rows * twiddles_per_row * (pair_bytes - sizeof(double));
     launches.push_back(std::move(launch));
   }
   return launches;

@@ -56,10 +56,12 @@ class CpuPlan : public NttPlan {
 
 // The passes of `schedule` over `rows` in execution order (reversed for the
 // inverse) with the byte model filled in and no device fields; CUDA plans
-// start from this and add their launch shapes and resources.
+// start from this and add their launch shapes and resources. Of the rows,
+// `fp64_rows` keep their twiddles as 8-byte doubles (the CUDA plans'
+// double-precision rows, fhe/ntt/cuda/fp64_arith.cuh) instead of pairs.
 std::vector<LaunchDescription> describe_schedule_passes(const NttSchedule& schedule,
                                                         RowRange rows, WordType word,
-                                                        bool forward);
+                                                        bool forward, std::size_t fp64_rows = 0);
 
 // Factories used by the registry, one per backend family.
 std::unique_ptr<NttPlan> make_cpu_indexed_plan(const BackendInfo& backend, NttSchedule schedule,

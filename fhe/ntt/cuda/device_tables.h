@@ -5,7 +5,9 @@
 // so the host emulation test builds exactly what the device gets.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -31,10 +33,13 @@ inline bool fp64_row(const BackendInfo& backend, std::uint64_t q) {
   return backend.family != BackendFamily::indexed && fp64_modulus(q);
 }
 
-// A twiddle pair as the double-precision butterflies take it: w and fl(w / q).
-inline TwiddlePair<std::uint64_t> fp64_twiddle(std::uint64_t w, std::uint64_t q) {
-  const auto value = static_cast<double>(w);
-  return {bits_of_fp64(value), bits_of_fp64(value / static_cast<double>(q))};
+// A double-precision row's table (Fp64Arith::twiddle): its n twiddles as
+// doubles packed at the start of the row's pair slots, zeros after.
+inline void pack_fp64_twiddles(TwiddlePair<std::uint64_t>* row, std::size_t n) {
+  std::vector<double> values(n);
+  for (std::size_t k = 0; k < n; ++k) values[k] = static_cast<double>(row[k].value);
+  std::fill(row, row + n, TwiddlePair<std::uint64_t>{0, 0});
+  std::memcpy(row, values.data(), n * sizeof(double));
 }
 
 template <typename Word>
@@ -69,10 +74,8 @@ HostTables<Word> make_host_tables(const BackendInfo& backend, int log_n,
     RowConstants<Word> constants{t.q, t.n_inverse, t.n_inverse_shoup, scaled, shoup_companion<Word>(scaled, t.q)};
     if constexpr (sizeof(Word) == 8) {
       if (fp64_row(backend, t.q)) {
-        for (std::size_t k = 0; k < n; ++k) {
-          forward[k] = fp64_twiddle(forward[k].value, t.q);
-          inverse[k] = fp64_twiddle(inverse[k].value, t.q);
-        }
+        pack_fp64_twiddles(forward, n);
+        pack_fp64_twiddles(inverse, n);
         constants.fp64 = 1;
         constants.fp64_q_inverse = 1.0 / static_cast<double>(t.q);
       }

@@ -10,16 +10,17 @@
 // array slot carries the double's bits. Stored words are non-negative
 // integers below 2^52, read with one OR and one add (2^52's exponent makes
 // the word the mantissa) and written back the same way with a bias that
-// keeps them non-negative. The product of x (|x| < 2^49) and a twiddle w
-// with companion fl(w / q):
-//   h = fl(x w), l = x w - h (exact, one FMA), e = round(x fl(w / q)),
+// keeps them non-negative. The tables hold each twiddle w as a double (8
+// bytes); its companion c = fl(w fl(1/q)), within 2^-52 w/q of w/q, is one
+// multiply away. The product of x (|x| < 2^49) and w:
+//   h = fl(x w), l = x w - h (exact, one FMA), e = round(x c),
 //   t = (h - e q) + l,
-// where |x w - e q| <= (1/2 + 2^-3) q (the companion's rounding, times
-// |x|), so h - e q is an integer below 2^53 and every step is exact:
-// t = x w - e q, |t| < 0.63 q. Forward values grow by at most 0.63 q a
-// stage; inverse sums double a stage, so they are
-// reduced (t = x - round(x / q) q) every third stage of a round and at its
-// last when it has fewer than three (inverse_reduces_sums).
+// where |x w - e q| <= (1/2 + 2^-3) q (c's error times |x|), so h - e q is
+// an integer below 2^53 and every step is exact: t = x w - e q,
+// |t| < 0.63 q. Forward values grow by at most 0.63 q a stage; inverse
+// sums double a stage, so they are reduced (x - round(x / q) q) every third
+// stage of a round and at its last when it has fewer than three
+// (inverse_reduces_sums).
 // Device code uses the _rn intrinsics so the compiler cannot contract a
 // product and an add into an FMA the host emulation would not match.
 #pragma once
@@ -30,6 +31,7 @@
 
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/cuda/lazy_butterfly.cuh"
+#include "fhe/ntt/cuda/memory_access.cuh"
 
 namespace fhe::ntt::gpu {
 
@@ -122,7 +124,7 @@ struct Fp64Arith {
   // v - round(v / q) q, |result| < 0.51 q, for |v| < 2^50.
   FHE_HD double reduce(double v) const { return fp64_fma(-fp64_round_product(v, q_inverse), q, v); }
 
-  // x w - e q for the twiddle (w, fl(w / q)), |result| < 0.63 q.
+  // x w - e q for the twiddle (w, c), |result| < 0.63 q.
   FHE_HD double product(double x, double w, double w_over_q) const {
     const double high = fp64_mul(x, w);
     const double low = fp64_fma(x, w, -high);
@@ -134,10 +136,16 @@ struct Fp64Arith {
     return product(x, fp64_of_bits(w.value), fp64_of_bits(w.companion));
   }
 
-  // A constant k < q in the form product() takes.
-  FHE_HD TwiddlePair<std::uint64_t> constant(std::uint64_t k) const {
-    const double value = fp64_of_word(k);
-    return {bits_of_fp64(value), bits_of_fp64(fp64_mul(value, q_inverse))};
+  // A twiddle or constant w in the form product() takes: w and its companion.
+  FHE_HD TwiddlePair<std::uint64_t> pair(double w) const {
+    return {bits_of_fp64(w), bits_of_fp64(fp64_mul(w, q_inverse))};
+  }
+  FHE_HD TwiddlePair<std::uint64_t> constant(std::uint64_t k) const { return pair(fp64_of_word(k)); }
+
+  // Twiddle `index` of a row's table: doubles packed at the start of the
+  // row's pair slots, half the bytes of the integer pairs.
+  FHE_HD TwiddlePair<std::uint64_t> twiddle(const TwiddlePair<std::uint64_t>* row, std::uint32_t index) const {
+    return pair(load_fp64(reinterpret_cast<const double*>(row) + index));
   }
 
   FHE_HD std::uint64_t loaded(std::uint64_t stored) const { return bits_of_fp64(fp64_of_word(stored)); }

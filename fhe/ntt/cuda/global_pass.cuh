@@ -52,11 +52,16 @@ FHE_HD PassColumn locate_pass_column(const PassArgs<Word>& a, std::uint32_t row,
 // The twiddles of stages 0..Count-1 of the pass for its block. Every global
 // pass (one group or one digit) has them side by side; make_pass_launches
 // checks it.
-template <typename Word, int Count>
-FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Word>& a, const PassColumn& col) {
-  const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(col.plan_row) * a.table_stride;
-  load_stage_twiddles<Count, 0, true>(tw, [&](int r, int group) {
-    return twiddles + twiddle_index(a.address, r, (col.block << r) + group);
+template <typename Word>
+FHE_HD const TwiddlePair<Word>* pass_twiddles(const PassArgs<Word>& a, const PassColumn& col) {
+  return a.twiddles + static_cast<std::size_t>(col.plan_row) * a.table_stride;
+}
+
+template <typename Word, int Count, typename Arith>
+FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Word>& a, const PassColumn& col,
+                               const Arith& ar) {
+  load_stage_twiddles<Count, 0, true>(tw, ar, pass_twiddles(a, col), [&](int r, int group) {
+    return twiddle_index(a.address, r, (col.block << r) + group);
   });
 }
 
@@ -70,7 +75,7 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
   const RowConstants<Word> c = a.constants[col.plan_row];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, G> tw;
-    load_pass_twiddles<Word, G>(tw, a, col);
+    load_pass_twiddles<Word, G>(tw, a, col, ar);
 
     wait_for_previous_kernel();  // the data is the previous pass's output
     Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
@@ -170,11 +175,10 @@ FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::ui
   st.col = locate_pass_column<Word, G>(a, row, item >> 1, 1);
   st.c = a.constants[st.col.plan_row];
   with_row_arith(st.c, [&](const auto& ar) {
-    load_pass_twiddles<Word, G - 1>(st.local, a, st.col);
-    const TwiddlePair<Word>* twiddles = a.twiddles + static_cast<std::size_t>(st.col.plan_row) * a.table_stride;
-    const TwiddlePair<Word>* cross = twiddles + twiddle_index(a.address, G - 1, (st.col.block << (G - 1)) + st.h);
+    load_pass_twiddles<Word, G - 1>(st.local, a, st.col, ar);
+    const std::uint32_t cross = twiddle_index(a.address, G - 1, (st.col.block << (G - 1)) + st.h);
 #pragma unroll
-    for (int m = 0; m < kQuarter; ++m) st.cross[m] = load_twiddle(cross + 2 * m);
+    for (int m = 0; m < kQuarter; ++m) st.cross[m] = ar.twiddle(pass_twiddles(a, st.col), cross + 2 * m);
 
     wait_for_previous_kernel();  // the data is the previous pass's output
     const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };

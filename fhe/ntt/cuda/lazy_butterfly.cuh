@@ -17,6 +17,7 @@
 
 #include "fhe/arith/modarith.h"
 #include "fhe/ntt/cuda/kernel_params.h"
+#include "fhe/ntt/cuda/memory_access.cuh"
 
 namespace fhe::ntt::gpu {
 
@@ -89,6 +90,10 @@ template <typename Word>
 struct IntegerArith {
   Word q;
 
+  // Pair `index` of a row's table.
+  FHE_HD TwiddlePair<Word> twiddle(const TwiddlePair<Word>* row, std::uint32_t index) const {
+    return load_twiddle(row + index);
+  }
   FHE_HD Word loaded(std::uint64_t stored) const { return static_cast<Word>(stored); }
   FHE_HD std::uint64_t stored(Word v, bool /*final*/) const { return v; }
   FHE_HD Word output(Word v) const { return reduce_forward_output<Word>(v, q); }

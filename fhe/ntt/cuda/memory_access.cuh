@@ -49,6 +49,14 @@ FHE_HD TwiddlePair<std::uint32_t> load_twiddle(const TwiddlePair<std::uint32_t>*
 #endif
 }
 
+FHE_HD double load_fp64(const double* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 // Programmatic dependent launch (sm_90): the kernels are launched so that
 // the next pass may start while this one drains; it loads its twiddles
 // (written at plan creation) and then waits here for the previous kernel to

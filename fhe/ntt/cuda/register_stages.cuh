@@ -78,23 +78,25 @@ FHE_HD void for_each_stage(F&& f) {
 template <typename Word, int Count>
 using StageTwiddles = TwiddlePair<Word>[(1 << Count) - 1];
 
-// Loads every twiddle of stages Skip..Count-1 up front: they do not depend on
-// the data, so their latency overlaps the data loads instead of stalling
-// each stage in turn. twiddle_at(r, group) gives the pair's address. When
-// the groups of every stage lie side by side (StageTwiddleAddress::
-// consecutive), each stage's address is evaluated once and its pairs are
-// loaded at constant offsets from it. A template argument: with a run-time
-// choice both load sequences compete for registers (the 80-register
-// kernels then spilled up to 232 bytes).
-template <int Count, int Skip, bool Consecutive, typename Word, typename TwiddleAt>
-FHE_HD void load_stage_twiddles(StageTwiddles<Word, Count>& tw, TwiddleAt&& twiddle_at) {
+// Loads every twiddle of stages Skip..Count-1 up front, from the row's table
+// in the row's arithmetic: they do not depend on the data, so their latency
+// overlaps the data loads instead of stalling each stage in turn.
+// index_at(r, group) gives the twiddle's index in the row. When the groups
+// of every stage lie side by side (StageTwiddleAddress::consecutive), each
+// stage's index is evaluated once and its twiddles are loaded at constant
+// offsets from it. A template argument: with a run-time choice both load
+// sequences compete for registers (the 80-register kernels then spilled up
+// to 232 bytes).
+template <int Count, int Skip, bool Consecutive, typename Word, typename Arith, typename IndexAt>
+FHE_HD void load_stage_twiddles(StageTwiddles<Word, Count>& tw, const Arith& ar, const TwiddlePair<Word>* row,
+                                IndexAt&& index_at) {
   for_each_stage<Count, true>([&](auto stage) {
     constexpr int r = decltype(stage)::value;
     if constexpr (r >= Skip) {
-      const TwiddlePair<Word>* first = twiddle_at(r, 0);
+      const std::uint32_t first = index_at(r, 0);
 #pragma unroll
       for (int group = 0; group < (1 << r); ++group) {
-        tw[(1 << r) - 1 + group] = load_twiddle(Consecutive ? first + group : twiddle_at(r, group));
+        tw[(1 << r) - 1 + group] = ar.twiddle(row, Consecutive ? first + group : index_at(r, group));
       }
     }
   });

@@ -89,12 +89,12 @@ FHE_HD TileThread locate_tile_thread(const PassArgs<Word>& a, std::uint32_t bloc
 // Stages before the region's first (local index < Skip) belong to earlier
 // passes; Skip is a template argument so no stage hides behind a branch.
 // Consecutive: the pass's twiddle groups lie side by side (kernel_params.h).
-template <int FirstLocal, int Skip, bool Consecutive, typename Word>
+template <int FirstLocal, int Skip, bool Consecutive, typename Word, typename Arith>
 FHE_HD void load_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>& a,
-                                const TwiddlePair<Word>* twiddles, std::uint32_t block_group) {
+                                const TwiddlePair<Word>* twiddles, std::uint32_t block_group, const Arith& ar) {
   constexpr int kRoundSkip = Skip > FirstLocal ? Skip - FirstLocal : 0;
-  load_stage_twiddles<4, kRoundSkip, Consecutive>(tw, [&](int r, int group) {
-    return twiddles + twiddle_index(a.address, FirstLocal + r, (block_group << r) + group);
+  load_stage_twiddles<4, kRoundSkip, Consecutive>(tw, ar, twiddles, [&](int r, int group) {
+    return twiddle_index(a.address, FirstLocal + r, (block_group << r) + group);
   });
 }
 
@@ -143,7 +143,7 @@ FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const Tile
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, 4> tw;
-    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
+    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile, ar);
     wait_for_previous_kernel();  // the data is the previous pass's output
     Word v[1][kWordsPerThread];
 #pragma unroll
@@ -170,7 +170,7 @@ FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, 4> tw;
-    load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane);
+    load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane, ar);
     Word* own = shared + th.tile_in_block * kPaddedTileWords;
     Word v[1][kWordsPerThread];
 #pragma unroll
@@ -241,7 +241,7 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, 4> tw;
-    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile);
+    load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile, ar);
     Word* own = shared + th.tile_in_block * kPaddedTileWords;
     Word v[1][kWordsPerThread];
 #pragma unroll

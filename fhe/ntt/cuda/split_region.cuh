@@ -34,15 +34,14 @@ FHE_HD std::uint32_t split_round_word(std::uint32_t thread_in_tile, int i) {
 template <int First, int Skip>
 inline constexpr int kSplitRoundSkip = First == 5 ? 1 : (Skip > First ? Skip - First : 0);
 
-template <int First, int Skip, typename Word>
+template <int First, int Skip, typename Word, typename Arith>
 FHE_HD void load_split_round_twiddles(StageTwiddles<Word, kSplitRoundBits>& tw, const PassArgs<Word>& a,
-                                      const TileThread& th) {
+                                      const TileThread& th, const Arith& ar) {
   // The group of the thread's words at local stage First.
   const std::uint32_t block_group = (th.tile << First) + (th.lane >> (5 - First));
-  const TwiddlePair<Word>* twiddles = row_twiddles(a, th);
-  load_stage_twiddles<kSplitRoundBits, kSplitRoundSkip<First, Skip>, false>(tw, [&](int r, int group) {
-    return twiddles + twiddle_index(a.address, First + r, (block_group << r) + group);
-  });
+  load_stage_twiddles<kSplitRoundBits, kSplitRoundSkip<First, Skip>, false>(
+      tw, ar, row_twiddles(a, th),
+      [&](int r, int group) { return twiddle_index(a.address, First + r, (block_group << r) + group); });
 }
 
 template <bool Forward, int First, int Skip, typename Word, typename Arith>
@@ -87,7 +86,7 @@ template <bool Forward, int First, int Skip, typename Word, typename Arith>
 FHE_HD void split_round_in_shared(Word (&v)[1][kSplitWordsPerThread], const PassArgs<Word>& a, const Word* shared,
                                   const TileThread& th, const RowConstants<Word>& c, const Arith& ar) {
   StageTwiddles<Word, kSplitRoundBits> tw;
-  load_split_round_twiddles<First, Skip>(tw, a, th);
+  load_split_round_twiddles<First, Skip>(tw, a, th, ar);
   split_from_shared<First>(v, shared, th);
   split_round<Forward, First, Skip>(v, tw, a, c, ar);
 }
@@ -101,7 +100,7 @@ FHE_HD void split_forward_first(const PassArgs<Word>& a, Word* shared, std::uint
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, kSplitRoundBits> tw;
-    load_split_round_twiddles<0, Skip>(tw, a, th);
+    load_split_round_twiddles<0, Skip>(tw, a, th, ar);
     wait_for_previous_kernel();  // the data is the previous pass's output
     const std::uint64_t* tile = tile_data(a, th);
     Word v[1][kSplitWordsPerThread];
@@ -154,7 +153,7 @@ FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, kSplitRoundBits> tw;
-    load_split_round_twiddles<5, 0>(tw, a, th);
+    load_split_round_twiddles<5, 0>(tw, a, th, ar);
     wait_for_previous_kernel();  // the data is the previous pass's output
     const std::uint64_t* tile = tile_data(a, th);
     Word v[1][kSplitWordsPerThread];

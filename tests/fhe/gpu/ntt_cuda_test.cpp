@@ -207,6 +207,18 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
         stages += launch.stage_count;
       }
       EXPECT_EQ(stages, preset.log_n) << backend.name;
+      // The forward region (stages logN-8 .. logN-1) reads 2^logN - 2^(logN-8)
+      // twiddles a row: pairs of 16 bytes, or 8-byte doubles on the rows of
+      // primes below 2^42 (all but radix2_indexed's).
+      if (forward && launches.back().pass_kind == fhe::ntt::PassKind::shared_region &&
+          launches.back().stage_count == 8) {
+        const std::size_t n = plan->n(), twiddles = n - (n >> 8);
+        std::size_t narrow = 0;
+        for (std::size_t r = rows.first; r < rows.first + rows.count; ++r) narrow += moduli[r] < (1ULL << 42);
+        EXPECT_EQ(launches.back().modelled_dram_bytes,
+                  rows.count * (2 * n * 8 + twiddles * 16) - narrow * twiddles * 8)
+            << backend.name;
+      }
       // The inverse runs the passes in reverse order.
       if (!forward) EXPECT_EQ(launches.front().pass_kind, plan->schedule().passes.back().kind);
       // One row does not: the latency instantiation, split (fewer warps
