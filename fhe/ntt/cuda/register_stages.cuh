@@ -9,8 +9,8 @@
 
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/cuda/lazy_butterfly.cuh"
-#include "fhe/ntt/cuda/row_arith.cuh"
 #include "fhe/ntt/cuda/memory_access.cuh"
+#include "fhe/ntt/cuda/row_arith.cuh"
 
 namespace fhe::ntt::gpu {
 
