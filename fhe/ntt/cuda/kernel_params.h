@@ -79,12 +79,11 @@ inline constexpr int kMaxBlockThreads = 256;
 inline constexpr int kMinBlocksPerSm = 2;
 inline constexpr int kThroughputMinBlocksPerSm = 3;
 
-// The cap of a global pass of G stages: the throughput cap for every pass
-// since the double-precision rows (session 13); before them the 64-bit
-// 4-stage forward kept 2 (it lost 6% at 3 with integer rows only).
+// The cap of a global pass of G stages: the 64-bit 4-stage forward keeps 2
+// even for throughput launches (it loses 6% at 3).
 template <typename Word, int G, bool Forward>
 constexpr int global_pass_min_blocks(bool throughput) {
-  return throughput ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
+  return throughput && !(sizeof(Word) == 8 && G == 4 && Forward) ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
 }
 
 // A twiddle and its Shoup companion side by side: one 16-byte (or 8-byte) load.
