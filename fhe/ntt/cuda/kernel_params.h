@@ -176,6 +176,11 @@ FHE_HD std::uint32_t log2_of_power_of_two(std::uint32_t x) {
 #endif
 }
 
+// The launch's blocks (or rows of blocks) from the last: QP rows put the wide
+// primes (integer arithmetic, slower than the double-precision rows of
+// fp64_arith.cuh) last, so they start first instead of forming the tail.
+FHE_HD std::uint32_t last_first(std::uint32_t index, std::uint32_t count) { return count - 1 - index; }
+
 // Arguments of a fused pass (global group/digit or shared region).
 template <typename Word>
 struct PassArgs {

@@ -22,12 +22,13 @@ __device__ void run_region_phases(const PassArgs<Word>& args) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const std::uint32_t tiles_per_block = blockDim.x / ThreadsPerTile;
-  if (block_skipped(args, blockIdx.x, tiles_per_block)) return;
-  First(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  const std::uint32_t block = last_first(blockIdx.x, gridDim.x);
+  if (block_skipped(args, block, tiles_per_block)) return;
+  First(args, shared, block, tiles_per_block, threadIdx.x);
   __syncthreads();
-  Second(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  Second(args, shared, block, tiles_per_block, threadIdx.x);
   __syncthreads();
-  Third(args, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  Third(args, shared, block, tiles_per_block, threadIdx.x);
 }
 
 template <typename Word, bool Forward, int Skip, bool Consecutive, int MinBlocks>
