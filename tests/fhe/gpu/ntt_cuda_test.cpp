@@ -11,6 +11,7 @@
 
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
+#include "fhe/ntt/cpu/cpu_plan.h"
 #include "fhe/ntt/host_transform.h"
 #include "fhe/ntt/registry.h"
 #include "fhe/params/preset.h"
@@ -245,6 +246,12 @@ TEST(NttCuda, CpuDescribeListsSchedulePasses) {
   // Shared region: data in and out, plus twiddles of stages 4..11 (2^12 - 2^4 pairs of 16 bytes).
   EXPECT_EQ(launches[2].modelled_dram_bytes,
             moduli.size() * (2 * 4096 * 8 + (4096 - 16) * 16));
+  // Rows whose twiddles are 8-byte doubles (the CUDA plans' double-precision
+  // rows) read half those bytes.
+  const auto fp64 = fhe::ntt::describe_schedule_passes(plan->schedule(), plan->all_rows(),
+                                                       fhe::WordType::int64, true, 2);
+  EXPECT_EQ(fp64[2].modelled_dram_bytes, launches[2].modelled_dram_bytes - 2 * (4096 - 16) * 8);
+  EXPECT_EQ(fp64[0].modelled_dram_bytes, launches[0].modelled_dram_bytes - 2 * (1 + 2 + 4) * 8);
 }
 
 TEST(NttCuda, AbsentDeviceIsADeviceErrorNamingIt) {
