@@ -14,6 +14,7 @@
 #include <random>
 #include <utility>
 
+#include "fhe/ntt/cuda/fp64_arith.cuh"
 #include "fhe/ntt/host_transform.h"
 #include "fhe/ntt/registry.h"
 #include "kernel_emulator.h"
@@ -115,6 +116,43 @@ TEST(NttKernelEmulation, BatchedForwardSkipsTheGivenRows) {
     }
   }
   EXPECT_EQ(checked, 6 * 2);  // every backend but radix2_indexed at logN 12
+}
+
+// The double-precision rows' bounds (fp64_arith.cuh) where they are
+// tightest: logN 17 (the most passes, each adding its store bias), a
+// prime just below 2^42 beside a 60-bit one, and inputs at the top of the
+// lazy ranges the integer kernels accept (forward below 8q, inverse below
+// 4q), which callers such as the ModUp may pass.
+TEST(NttKernelEmulation, Fp64RowsTakeLazyInputsAtLogN17) {
+  const int log_n = 17;
+  const std::vector<std::uint64_t> moduli = {fhe::testing::ntt_moduli(log_n, 1, 42)[0],
+                                             fhe::testing::ntt_moduli(log_n, 1, 60)[0]};
+  ASSERT_TRUE(fhe::ntt::gpu::fp64_modulus(moduli[0]) && !fhe::ntt::gpu::fp64_modulus(moduli[1]));
+  auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, fhe::WordType::int64);
+  const RowRange rows{0, 2};
+  const std::size_t n = oracle->n();
+  const auto canonical = fhe::ntt::random_rows(*oracle, rows, 17);
+  std::vector<std::uint64_t> transformed = canonical;
+  oracle->forward(transformed.data(), rows);
+  // The same residues lifted by k q, k < bound, the largest k for a third of the words.
+  std::mt19937_64 random(5);
+  const auto lifted = [&](const std::vector<std::uint64_t>& words, std::uint64_t bound) {
+    std::vector<std::uint64_t> out = words;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::uint64_t k = i % 3 == 0 ? bound - 1 : random() % bound;
+      out[i] += k * moduli[i / n];
+    }
+    return out;
+  };
+  for (const char* name : {"radix2_compact_group4_smem8", "radix2_compact_group8_smem8", "radix2_compact_group16_smem8"}) {
+    fhe::testing::KernelEmulator<std::uint64_t> emulator(fhe::ntt::backend_info(name), log_n, moduli, 132, false);
+    std::vector<std::uint64_t> forward = lifted(canonical, 8);
+    emulator.run(forward, rows, true);
+    EXPECT_TRUE(forward == transformed) << name << " forward";
+    std::vector<std::uint64_t> inverse = lifted(transformed, 4);
+    emulator.run(inverse, rows, false);
+    EXPECT_TRUE(inverse == canonical) << name << " inverse";
+  }
 }
 
 TEST(NttKernelEmulation, InverseIsScaledAtStageZeroOnly) {
