@@ -89,8 +89,10 @@ class CudaPlan final : public NttPlan {
   std::vector<LaunchDescription> describe(RowRange rows, bool forward) const override {
     check_rows(rows);
     std::size_t fp64_rows = 0;
-    for (std::size_t r = rows.first; r < rows.first + rows.count && word_ == WordType::int64; ++r) {
-      fp64_rows += gpu::fp64_row(backend_, moduli_[r]) ? 1 : 0;
+    if (word_ == WordType::int64) {
+      for (std::size_t r = rows.first; r < rows.first + rows.count; ++r) {
+        fp64_rows += gpu::fp64_row(backend_, moduli_[r]) ? 1 : 0;
+      }
     }
     std::vector<LaunchDescription> out = describe_schedule_passes(schedule_, rows, word_, forward, fp64_rows);
     const auto& launches = forward ? forward_launches_ : inverse_launches_;

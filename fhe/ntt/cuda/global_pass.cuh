@@ -14,6 +14,7 @@
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/cuda/memory_access.cuh"
 #include "fhe/ntt/cuda/register_stages.cuh"
+#include "fhe/ntt/cuda/row_arith.cuh"
 
 namespace fhe::ntt::gpu {
 

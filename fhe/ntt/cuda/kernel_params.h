@@ -102,8 +102,9 @@ struct RowConstants {
   // scaling into its twiddle, so the scaling costs no extra pass.
   Word scaled_stage0, scaled_stage0_shoup;
   // Nonzero for a 64-bit row whose kernels run the double-precision
-  // butterflies (fp64_arith.cuh); its twiddle pairs then hold the doubles
-  // w and fl(w / q), and fp64_q_inverse is fl(1 / q).
+  // butterflies (fp64_arith.cuh); its table then holds the twiddles as
+  // doubles packed at the start of its pair slots, and fp64_q_inverse is
+  // fl(1 / q).
   std::uint32_t fp64 = 0;
   double fp64_q_inverse = 0;
 };

@@ -7,10 +7,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "fhe/ntt/cuda/fp64_arith.cuh"
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/cuda/lazy_butterfly.cuh"
 #include "fhe/ntt/cuda/memory_access.cuh"
-#include "fhe/ntt/cuda/row_arith.cuh"
 
 namespace fhe::ntt::gpu {
 

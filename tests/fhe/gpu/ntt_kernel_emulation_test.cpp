@@ -144,7 +144,8 @@ TEST(NttKernelEmulation, Fp64RowsTakeLazyInputsAtLogN17) {
     }
     return out;
   };
-  for (const char* name : {"radix2_compact_group4_smem8", "radix2_compact_group8_smem8", "radix2_compact_group16_smem8"}) {
+  for (const char* name :
+       {"radix2_compact_group4_smem8", "radix2_compact_group8_smem8", "radix2_compact_group16_smem8"}) {
     fhe::testing::KernelEmulator<std::uint64_t> emulator(fhe::ntt::backend_info(name), log_n, moduli, 132, false);
     std::vector<std::uint64_t> forward = lifted(canonical, 8);
     emulator.run(forward, rows, true);
