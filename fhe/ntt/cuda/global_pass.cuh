@@ -66,91 +66,52 @@ FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Wo
   });
 }
 
-// A pass's twiddles are the same for every thread of a pass block, so a
-// block of threads loads them once into shared memory (one pair a thread at
-// most: launch_shape sizes it) instead of each thread holding all 2^G - 1:
-// in registers the 15 pairs of a 64-bit 4-stage pass took 60 of its 128
-// and held it to 2 blocks an SM. The pass runs in two halves around a block
-// barrier, like the paired pass: global_pass_load (a share of the
-// twiddles, the data) and global_pass_finish (the stages, the stores).
-template <typename Word, int G, bool Split>
-struct GlobalPassState {
-  static constexpr int kLanes = kGlobalPassLayout<Word, G, Split>.lanes;
-  bool active;
-  PassColumn col;              // the row's constants are read again after the barrier
-  std::uint32_t shared_first;  // its pass block's twiddles in the block's table
-  Word v[kLanes][1 << G];      // v[lane][k]: the word at offset j + lane, k strides on
-};
-
-template <typename Word, int G, bool Split>
-FHE_HD void global_pass_load(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item,
-                             GlobalPassState<Word, G, Split>& st, TwiddlePair<Word>* shared,
-                             std::uint32_t block_threads, std::uint32_t thread) {
+template <typename Word, int G, bool Forward, bool Split = false>
+FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
   static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
-  constexpr int kLanes = GlobalPassState<Word, G, Split>::kLanes;
-  constexpr std::uint32_t kPerBlock = (1u << G) - 1;
-  st.active = item < global_pass_items_per_row<Word, G, Split>(a.log_n) && !skipped_row(a, row);
-  if (!st.active) return;
-  st.col = locate_pass_column<Word, G>(a, row, item, kLanes);
-  const RowConstants<Word>& c = a.constants[st.col.plan_row];
-  const int items_log = pass_block_items_log(static_cast<int>(a.log_n), static_cast<int>(a.first_stage), G,
-                                             kGlobalPassLayout<Word, G, Split>);
-  const std::uint32_t first_block = (item - thread) >> items_log;  // the block's first item's
-  st.shared_first = (st.col.block - first_block) * kPerBlock;
-  const std::uint32_t shares = shared_pass_blocks(block_threads, items_log) * kPerBlock;
+  if (skipped_row(a, row)) return;
+  constexpr int kSpan = 1 << G;
+  constexpr int kLanes = kGlobalPassLayout<Word, G, Split>.lanes;
+  const PassColumn col = locate_pass_column<Word, G>(a, row, item, kLanes);
+  const RowConstants<Word> c = a.constants[col.plan_row];
   with_row_arith(c, [&](const auto& ar) {
-    // Entry e = b (2^G - 1) + 2^r - 1 + g: stage r, group g of pass block first_block + b.
-    TwiddlePair<Word> share{};
-    if (thread < shares) {
-      const std::uint32_t b = thread / kPerBlock, j = thread - b * kPerBlock + 1;  // 1 <= j < 16
-      const int r = (j >= 2) + (j >= 4) + (j >= 8);                                   // floor(log2 j)
-      const std::uint32_t index = twiddle_index(a.address, r, ((first_block + b) << r) + j - (1u << r));
-      share = ar.twiddle(pass_twiddles(a, st.col), index);
-    }
+    StageTwiddles<Word, G> tw;
+    load_pass_twiddles<Word, G>(tw, a, col, ar);
+
     wait_for_previous_kernel();  // the data is the previous pass's output
+    Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
 #pragma unroll
-    for (int k = 0; k < (1 << G); ++k) {
-      const std::uint64_t* p = st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log);
+    for (int k = 0; k < kSpan; ++k) {
+      const std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
       if constexpr (kLanes == 2) {
         std::uint64_t first, second;
         load_two(p, first, second);
-        st.v[0][k] = ar.loaded(first);
-        st.v[1][k] = ar.loaded(second);
+        v[0][k] = ar.loaded(first);
+        v[1][k] = ar.loaded(second);
       } else {
-        st.v[0][k] = ar.loaded(*p);
+        v[0][k] = ar.loaded(*p);
       }
     }
-    if (thread < shares) shared[thread] = share;
-  });
-}
 
-template <typename Word, int G, bool Forward, bool Split>
-FHE_HD void global_pass_finish(const PassArgs<Word>& a, GlobalPassState<Word, G, Split>& st,
-                               const TwiddlePair<Word>* shared) {
-  constexpr int kLanes = GlobalPassState<Word, G, Split>::kLanes;
-  if (!st.active) return;
-  const TwiddlePair<Word>* tw = shared + st.shared_first;
-  const RowConstants<Word>& c = a.constants[st.col.plan_row];
-  with_row_arith(c, [&](const auto& ar) {
     // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
     const bool scale_stage0 = !Forward && a.first_stage == 0;
     for_each_stage<G, Forward>([&](auto stage) {
       constexpr int r = decltype(stage)::value;
       if (r == 0 && scale_stage0) {
-        register_stage0_scaled<G, kLanes>(st.v, ar, c);
+        register_stage0_scaled<G, kLanes>(v, ar, c);
         return;
       }
       register_stage<Forward, G, r, kLanes, round_reduces_sums(r, 0, G)>(
-          st.v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
+          v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
     });
 
 #pragma unroll
-    for (int k = 0; k < (1 << G); ++k) {
-      std::uint64_t* p = st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log);
+    for (int k = 0; k < kSpan; ++k) {
+      std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
       if constexpr (kLanes == 2) {
-        store_two(p, ar.stored(st.v[0][k], scale_stage0), ar.stored(st.v[1][k], scale_stage0));
+        store_two(p, ar.stored(v[0][k], scale_stage0), ar.stored(v[1][k], scale_stage0));
       } else {
-        *p = ar.stored(st.v[0][k], scale_stage0);
+        *p = ar.stored(v[0][k], scale_stage0);
       }
     }
   });

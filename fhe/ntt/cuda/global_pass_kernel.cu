@@ -11,19 +11,16 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(P
   allow_next_kernel_launch();
   const std::uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t row = last_first(blockIdx.y, gridDim.y);
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
   if constexpr (kGlobalPassLayout<Word, G, Split>.paired) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
     Word* mailbox = reinterpret_cast<Word*>(shared_bytes);
     PairedPassState<Word, G> state;
     paired_pass_send<Word, G, Forward>(args, row, item, state, mailbox, blockDim.x, threadIdx.x);
     __syncthreads();
     paired_pass_receive<Word, G, Forward>(args, state, mailbox, blockDim.x, threadIdx.x);
   } else {
-    auto* twiddles = reinterpret_cast<TwiddlePair<Word>*>(shared_bytes);
-    GlobalPassState<Word, G, Split> state;
-    global_pass_load<Word, G, Split>(args, row, item, state, twiddles, blockDim.x, threadIdx.x);
-    __syncthreads();
-    global_pass_finish<Word, G, Forward, Split>(args, state, twiddles);
+    if (item >= global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
+    global_pass_item<Word, G, Forward, Split>(args, row, item);
   }
 }
 

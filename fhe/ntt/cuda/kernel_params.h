@@ -61,17 +61,6 @@ FHE_HD constexpr int global_pass_items_log(int log_n, int stage_count, GlobalPas
   return log_n - stage_count - (layout.lanes == 2 ? 1 : 0) + (layout.paired ? 1 : 0);
 }
 
-// log2 of a pass's thread items per pass block (its group at the pass's
-// first stage; at least 2^5, as a region of 6 or 8 stages follows every
-// global pass) and the pass blocks a block of `block_threads` consecutive
-// items spans: the twiddle sets it shares (global_pass.cuh).
-FHE_HD constexpr int pass_block_items_log(int log_n, int first_stage, int stage_count, GlobalPassLayout layout) {
-  return log_n - first_stage - stage_count - (layout.lanes == 2 ? 1 : 0);
-}
-FHE_HD constexpr unsigned shared_pass_blocks(unsigned block_threads, int items_log) {
-  return items_log >= 31 || (block_threads >> items_log) == 0 ? 1u : block_threads >> items_log;
-}
-
 // The shared-region kernels exist for regions of 8 and 6 stages (skipping
 // the tile's first 0 or 2 local stages): every backend's region at logN >= 8.
 FHE_HD constexpr bool shared_region_supported(int stage_count) {
@@ -90,12 +79,11 @@ inline constexpr int kMaxBlockThreads = 256;
 inline constexpr int kMinBlocksPerSm = 2;
 inline constexpr int kThroughputMinBlocksPerSm = 3;
 
-// The cap of a global pass of G stages: the throughput cap for every pass
-// since its twiddles moved to shared memory (global_pass.cuh); before, the
-// 64-bit 4-stage forward kept 2 (at 3 it spilled and lost 6-10 %).
+// The cap of a global pass of G stages: the 64-bit 4-stage forward keeps 2
+// even for throughput launches (it loses 6% at 3).
 template <typename Word, int G, bool Forward>
 constexpr int global_pass_min_blocks(bool throughput) {
-  return throughput ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
+  return throughput && !(sizeof(Word) == 8 && G == 4 && Forward) ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
 }
 
 // A twiddle and its Shoup companion side by side: one 16-byte (or 8-byte) load.

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -197,17 +196,8 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
                                     items, rows, sm_count);
   shape.grid_x = static_cast<unsigned>((items + shape.block - 1) / shape.block);
   shape.grid_y = static_cast<unsigned>(rows);
-  // The paired pass exchanges a quarter of an offset's words per thread;
-  // the others share their pass blocks' twiddles, one pair a thread at most.
-  if (layout.paired) {
-    shape.dynamic_shared_bytes = (std::size_t{shape.block} << (launch.stage_count - 2)) * word_bytes;
-  } else {
-    const unsigned pairs =
-        shared_pass_blocks(shape.block, pass_block_items_log(log_n, launch.first_stage, launch.stage_count, layout)) *
-        ((1u << launch.stage_count) - 1);
-    if (pairs > shape.block) throw std::logic_error("a global pass block shares more twiddles than it has threads");
-    shape.dynamic_shared_bytes = std::size_t{pairs} * 2 * word_bytes;
-  }
+  // The paired pass exchanges a quarter of an offset's words per thread.
+  if (layout.paired) shape.dynamic_shared_bytes = (std::size_t{shape.block} << (launch.stage_count - 2)) * word_bytes;
   return shape;
 }
 

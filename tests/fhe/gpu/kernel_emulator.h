@@ -131,32 +131,14 @@ class KernelEmulator {
         paired_pass<G, false>(args, shape);
       }
     } else {
-      if (forward) {
-        unpaired_pass<G, true, Split>(args, shape);
-      } else {
-        unpaired_pass<G, false, Split>(args, shape);
-      }
-    }
-  }
-
-  // Each block loads its shares of the twiddles and its data for every
-  // thread, then runs the stages (the kernel's barrier), the shared table
-  // starting as garbage.
-  template <int G, bool Forward, bool Split>
-  void unpaired_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape) {
-    std::vector<ntt::gpu::GlobalPassState<Word, G, Split>> states(shape.block);
-    std::vector<ntt::gpu::TwiddlePair<Word>> shared(shape.dynamic_shared_bytes / sizeof(ntt::gpu::TwiddlePair<Word>));
-    for (std::uint32_t y = 0; y < shape.grid_y; ++y) {
-      for (std::uint32_t x = 0; x < shape.grid_x; ++x) {
-        for (auto& pair : shared) pair = {static_cast<Word>(garbage_()), static_cast<Word>(garbage_())};
-        for (std::uint32_t t = 0; t < shape.block; ++t) {
-          ntt::gpu::global_pass_load<Word, G, Split>(args, y, x * shape.block + t, states[t], shared.data(),
-                                                     shape.block, t);
+      for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
+        if (item >= ntt::gpu::global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
+        if (forward) {
+          ntt::gpu::global_pass_item<Word, G, true, Split>(args, row, item);
+        } else {
+          ntt::gpu::global_pass_item<Word, G, false, Split>(args, row, item);
         }
-        for (std::uint32_t t = 0; t < shape.block; ++t) {
-          ntt::gpu::global_pass_finish<Word, G, Forward, Split>(args, states[t], shared.data());
-        }
-      }
+      });
     }
   }
 
