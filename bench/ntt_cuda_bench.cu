@@ -149,6 +149,98 @@ void bench_transform(benchmark::State& state, std::string backend, BenchCase ben
   state.counters["launches"] = static_cast<double>(f.plan().schedule().passes.size());
 }
 
+// The memory floor of the transforms' access patterns: the default
+// preset's 39 rows read and written in place with no arithmetic and no
+// twiddles. "pass-stride12" and "pass-stride8" are the two 4-stage global
+// passes at logN 16 (16 words a thread, 2^12 and 2^8 words apart); "tiles"
+// the region's 256-word tiles (16 words a thread, 16 apart);
+// "passes-and-tiles" the three back to back, the data movement of a
+// group16 transform. Timed like the transforms, cold and warm.
+
+__global__ void __launch_bounds__(256) copy_in_place(std::uint64_t* data, int log_n, int stride_log) {
+  const std::size_t thread = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  // Threads of one row: 2^(logN - 4). Inside a row, `stride_log` sets the
+  // distance of a thread's 16 words: blocks of 2^(stride_log + 4) words.
+  const std::size_t per_row_log = static_cast<std::size_t>(log_n - 4);
+  const std::size_t row = thread >> per_row_log, item = thread & ((std::size_t{1} << per_row_log) - 1);
+  const std::size_t block = item >> stride_log, offset = item & ((std::size_t{1} << stride_log) - 1);
+  std::uint64_t* base = data + (row << log_n) + (block << (stride_log + 4)) + offset;
+  std::uint64_t v[16];
+#pragma unroll
+  for (int k = 0; k < 16; ++k) v[k] = base[static_cast<std::size_t>(k) << stride_log];
+#pragma unroll
+  for (int k = 0; k < 16; ++k) base[static_cast<std::size_t>(k) << stride_log] = v[k] ^ 1u;
+}
+
+class FloorFixture {
+ public:
+  explicit FloorFixture(const fhe::Preset& preset)
+      : log_n_(preset.log_n), rows_(preset.qp_rows()), data_(rows_ << log_n_) {
+    FHE_CUDA_CHECK(cudaMemset(data_.data(), 3, data_.bytes()));
+    const fhe::GpuInventory inventory = fhe::query_gpus();
+    flush_ = DeviceBuffer<uint4>(2 * inventory.gpus.at(0).l2_cache_bytes / sizeof(uint4));
+    FHE_CUDA_CHECK(cudaMemset(flush_.data(), 1, flush_.bytes()));
+  }
+
+  std::size_t rows() const { return rows_; }
+  std::size_t bytes_moved(int launches) const { return 2 * data_.bytes() * static_cast<std::size_t>(launches); }
+
+  double time_ms(const std::vector<int>& stride_logs, bool cold) {
+    if (cold) {
+      read_to_flush_l2<<<1024, 256, 0, stream_.get()>>>(flush_.data(), flush_.size(), sink_.data());
+      FHE_CUDA_CHECK(cudaGetLastError());
+    }
+    const int repeats = cold ? 1 : kWarmRepeats;
+    const auto blocks = static_cast<unsigned>((rows_ << (log_n_ - 4)) / 256);
+    start_.record(stream_.get());
+    for (int i = 0; i < repeats; ++i) {
+      for (const int stride_log : stride_logs) {
+        copy_in_place<<<blocks, 256, 0, stream_.get()>>>(data_.data(), log_n_, stride_log);
+      }
+    }
+    FHE_CUDA_CHECK(cudaGetLastError());
+    stop_.record(stream_.get());
+    stop_.synchronize();
+    return stop_.elapsed_ms_since(start_) / repeats;
+  }
+
+ private:
+  int log_n_;
+  std::size_t rows_;
+  DeviceBuffer<std::uint64_t> data_;
+  DeviceBuffer<uint4> flush_;
+  DeviceBuffer<unsigned> sink_{1};
+  fhe::cuda::Stream stream_;
+  fhe::cuda::Event start_, stop_;
+};
+
+void bench_floor(benchmark::State& state, std::vector<int> stride_logs, bool cold) {
+  current.reset();  // the transforms' fixture's memory
+  static std::unique_ptr<FloorFixture> floor;
+  if (!floor) floor = std::make_unique<FloorFixture>(fhe::preset_by_name(fhe::kDefaultPresetName));
+  floor->time_ms(stride_logs, cold);  // warm-up
+  for (auto _ : state) state.SetIterationTime(floor->time_ms(stride_logs, cold) / 1e3);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() *
+                                                    floor->bytes_moved(static_cast<int>(stride_logs.size()))));
+  state.counters["rows"] = static_cast<double>(floor->rows());
+}
+
+void register_floor() {
+  const fhe::Preset& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const std::string rows = preset.name + "-rows" + std::to_string(preset.qp_rows());
+  const std::pair<const char*, std::vector<int>> patterns[] = {
+      {"pass-stride12", {12}}, {"pass-stride8", {8}}, {"tiles", {4}}, {"passes-and-tiles", {12, 8, 4}}};
+  for (const auto& [name, stride_logs] : patterns) {
+    for (bool cold : {true, false}) {
+      const std::string full = std::string("cuda_ntt_floor/") + name + "/" + rows + (cold ? "/cold" : "/warm");
+      benchmark::RegisterBenchmark(full.c_str(), bench_floor, stride_logs, cold)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(kIterationsPerRepetition);
+    }
+  }
+}
+
 int register_all() {
   if (fhe::query_gpus().gpus.empty()) return 0;  // CPU-only machine: nothing to time
   std::vector<BenchCase> cases;
@@ -183,6 +275,7 @@ int register_all() {
       }
     }
   }
+  register_floor();
   return 0;
 }
 

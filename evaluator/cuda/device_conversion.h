@@ -14,6 +14,11 @@ namespace fhe::cuda {
 // wide; every preset has |P| <= 6).
 inline constexpr int kMaxConversionSources = 8;
 
+// Sources below 2^50 allow the double-precision sums: their centred digits
+// are exact doubles below 2^49, the products' input bound (fhe/ntt/cuda/
+// fp64_arith.cuh).
+inline constexpr int kFp64SourceBits = 50;
+
 struct DeviceConversion {
   int sources = 0;
   int targets = 0;
@@ -29,6 +34,12 @@ struct DeviceConversion {
   const std::uint64_t* hat_montgomery = nullptr;      // [t * sources + i]
   const std::uint64_t* minus_q_montgomery = nullptr;  // [t]
   const std::uint64_t* target_factors = nullptr;      // [t] montgomery_factor(p_t)
+  // The double-precision sums (conversion_thread.cuh): every source prime
+  // below 2^50; per target fl(1 / p_t) for p_t below 2^42, 0 for the
+  // others (their 128-bit sums), and [qhat_i]_(p_t) as doubles.
+  bool fp64_sources = false;
+  const double* target_inverse = nullptr;  // [t]
+  const double* hat_fp64 = nullptr;        // [t * sources + i]
 };
 
 // Division by the dropped rows' product with rounding (RnsScaleDown).

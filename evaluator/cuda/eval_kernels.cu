@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/key_terms.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
@@ -52,87 +53,22 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
   out[2 * part_words + i] = mul_mod(a1, b1, m);
 }
 
-// Basis conversion: a thread converts the coefficients k and k + n/2 so the
-// per-target constants (uniform loads) serve two outputs, for the targets of
-// its block's slice (grid.z). The kernels are bound by the multiply pipe
-// (Nsight Compute, session 9) and every slice computes the sources' y_i
-// again, so the ModUp's launch (ten digits at level 0) takes slices of 20
-// targets, two a digit; the two items of a ModDown or rescale keep 8, so
+// Basis conversion (conversion_thread.cuh): a block's slice of targets is
+// grid.z. The kernels are bound by the multiply pipe (Nsight Compute,
+// session 9) and every slice computes the sources' y_i again, so the
+// ModUp's launch (ten digits at level 0) takes slices of 20 targets, two a
+// digit; the two items of a ModDown or rescale keep 8, so
 // that they still fill the GPU. A compile-time slice: with a run-time one
 // the 80-register kernels spilled.
 constexpr int kModUpTargetsPerSlice = 20;
 constexpr int kScaleDownTargetsPerSlice = 8;
-constexpr unsigned kConversionCoefficients = 2;
 
-// y_i = [x_i * qhat_i^-1]_(q_i) in registers, then every target as the exact
-// 128-bit sum sum_i y_i [qhat_i R]_(p_t) + #(y_i > q_i/2) [-Q R]_(p_t),
-// reduced once by Montgomery (R^-1 cancels the constants' R): the CPU's
-// BasisConversion::convert word for word, at half the multiplies of a
-// Barrett reduction. S = c.sources, so the loops unroll without guards.
-// make_basis_conversion refuses source sets whose sums could leave
-// montgomery_reduce's range.
-// The count of negative y_i times [-Q R]_(p_t) is a 64-bit product (counts
-// <= kMaxConversionSources, primes < 2^61): half the multiplies of a
-// 128-bit one.
-static_assert(kMaxConversionSources <= 8 && WordTraits<u64>::max_modulus_bits <= 61,
-              "count * [-Q R]_(p_t) must fit a word");
-template <int S, int TargetsPerSlice>
-__device__ void convert_targets(const DeviceConversion& c, const u64* __restrict__ source,
-                                u64* __restrict__ destination, std::size_t k, int log_n, int first_target) {
-  const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
-  const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
-  u64 y[kConversionCoefficients][S];
-  std::uint32_t negatives[kConversionCoefficients] = {};
-#pragma unroll
-  for (int i = 0; i < S; ++i) {
-    const u64 q = c.source_moduli[i].value, w = c.hat_inverse[i], w_shoup = c.hat_inverse_shoup[i];
-#pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-      const std::size_t at = k + j * half;
-      const u64 x = src[i * n + at];
-      y[j][i] = mul_shoup(x, w, w_shoup, q);
-      negatives[j] += y[j][i] > q / 2 ? 1 : 0;
-    }
-  }
-  const int last = min(c.targets, first_target + TargetsPerSlice);
-  for (int t = first_target; t < last; ++t) {
-    const u64* hat = c.hat_montgomery + static_cast<std::size_t>(t) * S;
-    const u64 minus_q = c.minus_q_montgomery[t];
-    const u64 p = c.target_moduli[t].value, factor = c.target_factors[t];
-    u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
-    u128 sum[kConversionCoefficients];
-#pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u64>(negatives[j]) * minus_q;
-#pragma unroll
-    for (int i = 0; i < S; ++i) {
-      const u64 h = hat[i];
-#pragma unroll
-      for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] += static_cast<u128>(y[j][i]) * h;
-    }
-#pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-      out[k + j * half] = montgomery_reduce(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor);
-    }
-  }
-}
-
-// One dispatch on the source count (uniform per block).
 template <int TargetsPerSlice>
 __device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const int first_target = static_cast<int>(blockIdx.z) * TargetsPerSlice;
   if (k >= (std::size_t{1} << log_n) / kConversionCoefficients || first_target >= c.targets) return;
-  switch (c.sources) {
-    case 1: convert_targets<1, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    case 2: convert_targets<2, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    case 3: convert_targets<3, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    case 4: convert_targets<4, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    case 5: convert_targets<5, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    case 6: convert_targets<6, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    case 7: convert_targets<7, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    case 8: convert_targets<8, TargetsPerSlice>(c, source, destination, k, log_n, first_target); break;
-    default: __trap();  // the host builds at most kMaxConversionSources
-  }
+  convert_coefficients<TargetsPerSlice>(c, source, destination, k, log_n, first_target);
 }
 
 // 3 blocks per SM (85 registers): the wide sources (up to 8, two

@@ -1,11 +1,13 @@
 // Flattening the CPU schedule objects into one device blob per level.
 #include "evaluator/cuda/level_constants.h"
 
+#include <algorithm>
 #include <cstring>
 #include <span>
 #include <string>
 
 #include "fhe/core/error.h"
+#include "fhe/ntt/cuda/fp64_arith.cuh"
 
 namespace fhe::cuda {
 namespace {
@@ -37,8 +39,36 @@ class BlobBuilder {
 
 struct ConversionOffsets {
   std::size_t source_moduli, hat_inverse, hat_inverse_shoup, target_moduli, target_offsets,
-      hat_montgomery, minus_q_montgomery, target_factors;
+      hat_montgomery, minus_q_montgomery, target_factors, target_inverse, hat_fp64;
 };
+
+// The double-precision sums' constants (DeviceConversion): fl(1 / p_t) for
+// the targets below 2^42 (0 for the others) and the plain [qhat_i]_(p_t),
+// the Montgomery constants times R^-1.
+std::vector<double> target_inverses(const BasisConversion& c) {
+  std::vector<double> out;
+  for (const auto& p : c.target_moduli) {
+    out.push_back(ntt::gpu::fp64_modulus(p.value) ? 1.0 / static_cast<double>(p.value) : 0.0);
+  }
+  return out;
+}
+
+std::vector<double> plain_hats(const BasisConversion& c) {
+  std::vector<double> out;
+  for (std::size_t t = 0; t < c.target_count(); ++t) {
+    const std::uint64_t p = c.target_moduli[t].value;
+    for (std::size_t i = 0; i < c.source_count(); ++i) {
+      out.push_back(static_cast<double>(montgomery_reduce(0, c.hat_montgomery[t * c.source_count() + i], p,
+                                                          c.target_factors[t])));
+    }
+  }
+  return out;
+}
+
+bool fp64_sources(const BasisConversion& c) {
+  return std::all_of(c.source_moduli.begin(), c.source_moduli.end(),
+                     [](const auto& q) { return q.value < (std::uint64_t{1} << kFp64SourceBits); });
+}
 
 ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
   if (c.source_count() > static_cast<std::size_t>(kMaxConversionSources)) {
@@ -48,7 +78,8 @@ ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
   return {blob.add(c.source_moduli), blob.add(c.hat_inverse),        blob.add(c.hat_inverse_shoup),
           blob.add(c.target_moduli), blob.add(offsets),              blob.add(c.hat_montgomery),
-          blob.add(c.minus_q_montgomery), blob.add(c.target_factors)};
+          blob.add(c.minus_q_montgomery), blob.add(c.target_factors), blob.add(target_inverses(c)),
+          blob.add(plain_hats(c))};
 }
 
 DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, const std::uint8_t* base) {
@@ -63,6 +94,9 @@ DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, co
   d.hat_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.hat_montgomery);
   d.minus_q_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.minus_q_montgomery);
   d.target_factors = reinterpret_cast<const std::uint64_t*>(base + o.target_factors);
+  d.fp64_sources = fp64_sources(c);
+  d.target_inverse = reinterpret_cast<const double*>(base + o.target_inverse);
+  d.hat_fp64 = reinterpret_cast<const double*>(base + o.hat_fp64);
   return d;
 }
 
@@ -124,6 +158,13 @@ Layout lay_out(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
 }
 
 }  // namespace
+
+DeviceConversion host_conversion_view(const BasisConversion& conversion, std::vector<std::uint8_t>& image) {
+  BlobBuilder blob;
+  const ConversionOffsets offsets = add_conversion(blob, conversion);
+  image = std::move(blob.bytes());
+  return rebase(conversion, offsets, image.data());
+}
 
 std::size_t level_constants_bytes(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
   return lay_out(schedule, rescale).blob.bytes().size();

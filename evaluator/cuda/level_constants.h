@@ -33,6 +33,11 @@ struct LevelConstants {
 // `rescale` may be null (the last level has nothing to rescale).
 LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale);
 
+// A conversion's device view over a host image of its arrays (`image`
+// receives them): the host emulation test runs the conversion's thread
+// body on it.
+DeviceConversion host_conversion_view(const BasisConversion& conversion, std::vector<std::uint8_t>& image);
+
 // Bytes upload_level_constants will allocate for this level (memory estimate).
 std::size_t level_constants_bytes(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale);
 

@@ -115,11 +115,13 @@ struct Fp64Arith {
   double store_bias;   // 2^52 + 3q: intermediate words, v > -3q
   double output_bias;  // 2^52 + q: fully reduced words, |v| < q
 
-  FHE_HD explicit Fp64Arith(const RowConstants<std::uint64_t>& c)
-      : q_word(c.q), q(fp64_of_word(c.q)), q_inverse(c.fp64_q_inverse) {
+  // q below 2^42 and q_inverse = fl(1 / q).
+  FHE_HD Fp64Arith(std::uint64_t q_value, double q_inverse_value)
+      : q_word(q_value), q(fp64_of_word(q_value)), q_inverse(q_inverse_value) {
     store_bias = fp64_fma(3.0, q, kTwo52);
     output_bias = fp64_add(q, kTwo52);
   }
+  FHE_HD explicit Fp64Arith(const RowConstants<std::uint64_t>& c) : Fp64Arith(c.q, c.fp64_q_inverse) {}
 
   // v - round(v / q) q, |result| < 0.51 q, for |v| < 2^50.
   FHE_HD double reduce(double v) const { return fp64_fma(-fp64_round_product(v, q_inverse), q, v); }

@@ -1,0 +1,126 @@
+// The basis conversion's thread body (evaluator/cuda/conversion_thread.cuh)
+// run on the host, thread by thread and slice by slice over the device view
+// of a CPU BasisConversion, against BasisConversion::convert word for word.
+// Covers both sums (128-bit with Montgomery, and double precision for
+// targets below 2^42 when every source is below 2^50, up to 4 sources),
+// the wide targets of a double-precision conversion, 1 to 8 sources, sources just below 2^50
+// and targets just below 2^42 (the bounds), and the centred digits at
+// their edges (y_i = 0, floor(q/2), floor(q/2) + 1, q - 1). Runs without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "evaluator/basis_conversion.h"
+#include "evaluator/cuda/conversion_thread.cuh"
+#include "evaluator/cuda/level_constants.h"
+#include "tests/fhe/ntt_test_util.h"
+
+namespace fhe {
+namespace {
+
+using u64 = std::uint64_t;
+
+constexpr int kLogN = 6;
+constexpr int kTargetsPerSlice = 3;  // several slices, the last one partial
+
+struct Case {
+  std::vector<int> source_bits;
+  std::vector<int> target_bits;
+  bool fp64_sources;  // expected
+};
+
+// Distinct primes of the asked sizes, in the asked order.
+std::vector<u64> primes_of(const std::vector<int>& bits, std::map<int, std::vector<u64>>& pool) {
+  std::vector<u64> out;
+  for (const int b : bits) {
+    std::vector<u64>& left = pool.at(b);
+    out.push_back(left.back());
+    left.pop_back();
+  }
+  return out;
+}
+
+void convert_all(const cuda::DeviceConversion& c, const u64* source, u64* destination) {
+  for (int first = 0; first < c.targets; first += kTargetsPerSlice) {
+    for (std::size_t k = 0; k < (std::size_t{1} << kLogN) / cuda::kConversionCoefficients; ++k) {
+      cuda::convert_coefficients<kTargetsPerSlice>(c, source, destination, k, kLogN, first);
+    }
+  }
+}
+
+void check(const Case& c) {
+  SCOPED_TRACE(::testing::Message() << c.source_bits.size() << " sources of " << c.source_bits.front()
+                                    << " bits first, " << c.target_bits.size() << " targets");
+  std::map<int, std::vector<u64>> pool;
+  for (const auto* list : {&c.source_bits, &c.target_bits}) {
+    for (const int b : *list) pool[b];
+  }
+  for (auto& [b, primes] : pool) {
+    std::size_t count = 0;
+    for (const auto* list : {&c.source_bits, &c.target_bits}) count += std::count(list->begin(), list->end(), b);
+    primes = testing::ntt_moduli(kLogN, static_cast<int>(count), b);
+  }
+  const std::vector<u64> sources = primes_of(c.source_bits, pool), targets = primes_of(c.target_bits, pool);
+  std::vector<std::size_t> offsets(targets.size());
+  for (std::size_t t = 0; t < offsets.size(); ++t) offsets[t] = offsets.size() - 1 - t;  // not in order
+  const BasisConversion conversion = make_basis_conversion(sources, targets, offsets);
+
+  const std::size_t n = std::size_t{1} << kLogN;
+  std::mt19937_64 rng(77 + sources.size() * 5 + targets.size());
+  std::vector<u64> source(sources.size() * n);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const u64 q = sources[i];
+    // x = y [qhat_i]_(q_i) gives y_i = y: the centred digits' edges first.
+    u64 qhat = 1;
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      if (k != i) qhat = mul_mod_exact<u64>(qhat, sources[k] % q, q);
+    }
+    const u64 edges[] = {0, q / 2, q / 2 + 1, q - 1};
+    for (std::size_t k = 0; k < n; ++k) {
+      source[i * n + k] = k < 4 ? mul_mod_exact<u64>(edges[k], qhat, q) : rng() % q;
+    }
+  }
+  std::vector<u64> expected(targets.size() * n), scratch(sources.size() * n);
+  conversion.convert(source.data(), expected.data(), scratch.data(), n);
+
+  std::vector<std::uint8_t> image;
+  const cuda::DeviceConversion device = cuda::host_conversion_view(conversion, image);
+  EXPECT_EQ(device.fp64_sources, c.fp64_sources);
+  int fp64_targets = 0;
+  for (std::size_t t = 0; t < targets.size(); ++t) fp64_targets += device.target_inverse[t] != 0 ? 1 : 0;
+  int narrow = 0;
+  for (const int b : c.target_bits) narrow += b <= ntt::gpu::kFp64ModulusBits ? 1 : 0;
+  EXPECT_EQ(fp64_targets, narrow);
+
+  std::vector<u64> got(targets.size() * n, ~u64{0});
+  convert_all(device, source.data(), got.data());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], expected[i]) << "target row " << i / n << ", coefficient " << i % n;
+  }
+}
+
+TEST(ConversionEmulation, DoublePrecisionTargetsOfNarrowSources) {
+  check({{40, 40, 40, 40}, {40, 40, 60, 40, 40, 60, 40}, true});
+}
+
+TEST(ConversionEmulation, SourcesAndTargetsAtTheDoublePrecisionBounds) {
+  check({{50, 50}, {42, 42, 42, 61}, true});
+  check({{50}, {42, 42}, true});
+}
+
+TEST(ConversionEmulation, AWideSourceKeepsTheIntegerSums) {
+  check({{60, 40, 40, 40}, {40, 40, 60, 40, 61}, false});
+  check({{51, 40}, {40, 42}, false});
+}
+
+TEST(ConversionEmulation, EightSourcesAndOne) {
+  check({{40, 40, 40, 40, 40, 40, 40, 40}, {40, 60, 40, 40}, true});
+  check({{30}, {30, 30, 60}, true});
+}
+
+}  // namespace
+}  // namespace fhe
