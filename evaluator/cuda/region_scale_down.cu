@@ -23,7 +23,6 @@ __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThrough
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const std::uint32_t tiles_per_block = blockDim.x / kThreadsPerTile;
-  ntt::gpu::prefetch_to_l2(block_input_run(f, blockIdx.x, tiles_per_block, threadIdx.x));
   ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared, blockIdx.x, tiles_per_block, threadIdx.x);
   __syncthreads();
   ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared, blockIdx.x, tiles_per_block, threadIdx.x);

@@ -21,28 +21,6 @@ struct RegionScaleDownArgs {
   ScaleDownItem items[kMaxScaleDownItems];
 };
 
-// Before phase 1: the block's words of x and of the addend (earlier
-// kernels' outputs, read in phase 3) requested into L2 by two threads, one
-// bulk prefetch each, so their DRAM reads overlap the region's stages. Only
-// when the block's tiles lie in one row.
-template <typename Word>
-FHE_HD ntt::gpu::WordRun block_input_run(const RegionScaleDownArgs<Word>& f, std::uint32_t block_index,
-                                         std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const ntt::gpu::PassArgs<Word>& a = f.region;
-  const std::uint32_t tiles_per_row_log = a.log_n - ntt::gpu::kTileBits;
-  if (thread >= 2 || tiles_per_block > (1u << tiles_per_row_log)) return {};
-  const std::uint32_t first_tile = ntt::gpu::block_first_tile(a, block_index, tiles_per_block);
-  if (first_tile >= (a.row_count << tiles_per_row_log)) return {};
-  const std::uint32_t data_row = first_tile >> tiles_per_row_log;
-  const std::uint32_t item = a.batch_rows.quotient(data_row);
-  const std::uint32_t r = data_row - item * a.batch_rows.value;
-  const std::uint32_t tile = first_tile & ((1u << tiles_per_row_log) - 1u);
-  const std::uint64_t* words = thread == 0 ? f.items[item].x : f.items[item].addend;
-  if (words == nullptr) return {};
-  return {words + (static_cast<std::size_t>(r) << a.log_n) + (static_cast<std::size_t>(tile) << ntt::gpu::kTileBits),
-          std::size_t{tiles_per_block} << ntt::gpu::kTileBits};
-}
-
 // Phase 3: for each transformed word t of the block's tiles (item i, kept
 // row r, position k), out_i[r][k] = (x_i[r][k] - t) [D^-1]_(q_r)
 // (+ addend_i[r][k]): scale_down_finish_kernel's words, two neighbouring
