@@ -15,13 +15,6 @@ using ntt::gpu::kPaddedTileWords;
 using ntt::gpu::kThreadsPerTile;
 using ntt::gpu::kTileBits;
 
-// Out of line: inlined, its address arithmetic stayed live into the
-// region's phases and the 80-register kernels spilled 24 bytes more.
-template <typename Word>
-__device__ __noinline__ void prefetch_block_keys(const RegionKeyProductArgs<Word>& f) {
-  if (threadIdx.x < 2 * static_cast<unsigned>(f.sum.digits)) prefetch_block_keys(f);
-}
-
 // The three phases of region_key_product.cuh with a barrier between them.
 // Register cap 85 (3 blocks of 256 threads): a cap of 128 (no spills) was
 // no faster on the H200 (docs/performance.md, session 7).
@@ -31,7 +24,6 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
-  if (threadIdx.x < 2 * static_cast<unsigned>(f.sum.digits)) prefetch_block_keys(f);
   const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, blockIdx.y, threadIdx.x);
   digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, blockIdx.y);
   __syncthreads();

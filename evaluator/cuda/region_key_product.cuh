@@ -60,22 +60,6 @@ FHE_HD ntt::gpu::TileThread fused_tile_thread(const RegionKeyProductArgs<Word>& 
   return th;
 }
 
-// Before phase 1: the key words of the block's output tiles (two halves a
-// digit, each a contiguous run of the tiles' words) requested into L2, one
-// bulk prefetch a thread, so their DRAM reads overlap the region's stages
-// instead of following them. The keys never depend on an earlier kernel.
-template <typename Word>
-FHE_HD ntt::gpu::WordRun block_key_run(const RegionKeyProductArgs<Word>& f, std::uint32_t block_x, std::uint32_t r,
-                                       std::uint32_t thread) {
-  const ExtendedSumArgs& s = f.sum;
-  if (f.term.key == nullptr || thread >= 2u * static_cast<std::uint32_t>(s.digits)) return {};
-  const std::size_t n = std::size_t{1} << s.log_n;
-  const std::size_t component = 2 * static_cast<std::size_t>(s.first_digit) + thread;
-  const std::size_t first_word = (std::size_t{block_x} * f.tiles_per_block) << ntt::gpu::kTileBits;
-  return {f.term.key + component * s.key_rows * n + (s.first_row + r) * n + first_word,
-          std::size_t{f.tiles_per_block} << ntt::gpu::kTileBits};
-}
-
 // Phases 1 and 2 of a thread's digit tile: the region's forward transform,
 // or, in a digit's own row (which the ModUp's passes skipped), the
 // decomposed part's NTT-form words there, the transform's very output.

@@ -4,7 +4,6 @@
 // (emulation test) to plain element accesses.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "fhe/ntt/cuda/kernel_params.h"
@@ -21,29 +20,6 @@ FHE_HD void load_two(const std::uint64_t* p, std::uint64_t& a, std::uint64_t& b)
   a = p[0];
   b = p[1];
 #endif
-}
-
-// Asks L2 for `bytes` (a multiple of 16) from the 16-byte aligned p with one
-// bulk request (sm_90), holding no register: for words a kernel reads late
-// but whose address it knows at its start. A hint; nothing on the host.
-FHE_HD void prefetch_to_l2(const void* p, std::uint32_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes));
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
-// A run of words a kernel asks L2 for (count 0: none); a value so the host
-// emulation tests can check the addresses.
-struct WordRun {
-  const std::uint64_t* words = nullptr;
-  std::size_t count = 0;
-};
-
-FHE_HD void prefetch_to_l2(const WordRun& run) {
-  if (run.count != 0) prefetch_to_l2(run.words, static_cast<std::uint32_t>(run.count * sizeof(std::uint64_t)));
 }
 
 FHE_HD void store_two(std::uint64_t* p, std::uint64_t a, std::uint64_t b) {

@@ -6,9 +6,8 @@
 // product in plain modular arithmetic. Covers relinearization and rotation
 // terms, a plaintext factor, split outputs (Q rows and a P block) and
 // accumulated extended sums, 64- and 32-bit words, 8- and 6-stage regions,
-// one and two output tiles a block, and that the blocks' key prefetches
-// cover exactly the key words the product reads. Runs without a GPU, so CI
-// checks the fused kernel's indexing.
+// one and two output tiles a block. Runs without a GPU, so CI checks the
+// fused kernel's indexing.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -163,29 +162,6 @@ void check(const Case& c) {
       emulate<Word, Skip, Consecutive, false>(f, grid_x, grid_y, threads, garbage);
     }
   });
-
-  // The blocks' key prefetches cover the key words the product reads (the
-  // digits' two halves, the extended rows, every position) once each, and
-  // nothing else.
-  std::vector<int> covered(key.size());
-  for (std::uint32_t y = 0; y < rows; ++y) {
-    for (std::uint32_t x = 0; x < grid_x; ++x) {
-      for (std::uint32_t t = 0; t < threads; ++t) {
-        const ntt::gpu::WordRun run = cuda::block_key_run(f, x, y, t);
-        if (run.count == 0) continue;
-        ASSERT_TRUE(run.words >= key.data() && run.words + run.count <= key.data() + key.size());
-        for (std::size_t w = 0; w < run.count; ++w) ++covered[static_cast<std::size_t>(run.words - key.data()) + w];
-      }
-    }
-  }
-  std::size_t wrong_coverage = 0;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    const std::size_t component = i / (key_rows * n), id = (i / n) % key_rows;
-    const bool read = component >= 2 * first_digit && component < 2 * (first_digit + digits) && id >= first_row &&
-                      id < first_row + rows;
-    wrong_coverage += covered[i] != (read ? 1 : 0);
-  }
-  EXPECT_EQ(wrong_coverage, 0u);
 
   std::size_t mismatches = 0;
   for (std::size_t r = 0; r < rows; ++r) {
