@@ -19,7 +19,7 @@
 namespace fhe::ntt::gpu {
 
 // The thread layout of a pass (kernel_params.h): Split halves the words a
-// thread holds (launches with fewer warps than schedulers).
+// thread holds (launches with few warps an SM).
 template <typename Word, int G, bool Split>
 inline constexpr GlobalPassLayout kGlobalPassLayout = global_pass_layout(G, sizeof(Word), Split);
 

@@ -129,12 +129,11 @@ struct LaunchShape {
   // More threads than kMinBlocksPerSm blocks per SM hold: the throughput
   // kernels (kernel_params.h) run it; otherwise the latency kernels.
   bool throughput = false;
-  // Fewer warps than the SMs' schedulers: the split kernels run it
-  // (kernel_params.h, kSplitBelowWarpsPerSm).
+  // Fewer warps than kSplitBelowWarpsPerSm an SM: the split kernels run it.
   bool split = false;
 };
 
-inline bool below_one_warp_per_scheduler(std::size_t threads, int sm_count) {
+inline bool below_split_warps(std::size_t threads, int sm_count) {
   return threads < static_cast<std::size_t>(kSplitBelowWarpsPerSm) * 32 * std::max(sm_count, 1);
 }
 
@@ -156,7 +155,7 @@ inline bool fills_latency_occupancy(std::size_t threads, int sm_count) {
 
 // Grids cover rows x items. Blocks shrink (down to one warp) while the grid
 // would leave SMs idle, so a single row still spreads over the chip; a
-// launch with fewer warps than schedulers then takes the split kernels,
+// launch with few warps an SM (kSplitBelowWarpsPerSm) takes the split kernels,
 // unless `allow_split` is false (a caller's fused region keeps the 16-thread
 // tiles).
 inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t rows,
@@ -167,7 +166,7 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
     unsigned per_block = shrink_for_idle_sms(kMaxBlockThreads / kThreadsPerTile, 2, tiles, 1, sm_count);
     shape.throughput = fills_latency_occupancy(((tiles + per_block - 1) / per_block) * per_block * kThreadsPerTile,
                                                sm_count);
-    shape.split = allow_split && below_one_warp_per_scheduler(tiles * kThreadsPerTile, sm_count);
+    shape.split = allow_split && below_split_warps(tiles * kThreadsPerTile, sm_count);
     const unsigned threads_per_tile = shape.split ? kSplitThreadsPerTile : kThreadsPerTile;
     if (shape.split) per_block = shrink_for_idle_sms(kMaxBlockThreads / kSplitThreadsPerTile, 1, tiles, 1, sm_count);
     shape.tiles_per_block = per_block;
@@ -189,7 +188,7 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
   const GlobalPassLayout normal = global_pass_layout(launch.stage_count, word_bytes, false);
   const std::size_t normal_threads = (std::size_t{1} << global_pass_items_log(log_n, launch.stage_count, normal)) * rows;
   shape.throughput = fills_latency_occupancy(normal_threads, sm_count);
-  shape.split = allow_split && below_one_warp_per_scheduler(normal_threads, sm_count);
+  shape.split = allow_split && below_split_warps(normal_threads, sm_count);
   const GlobalPassLayout layout = global_pass_layout(launch.stage_count, word_bytes, shape.split);
   const std::size_t items = std::size_t{1} << global_pass_items_log(log_n, launch.stage_count, layout);
   shape.block = shrink_for_idle_sms(static_cast<unsigned>(std::min<std::size_t>(kMaxBlockThreads, items)), 32,

@@ -1,5 +1,5 @@
-// Body of the split shared-memory region kernel, for launches with fewer
-// warps than the SMs' schedulers (kernel_params.h, kSplitBelowWarpsPerSm):
+// Body of the split shared-memory region kernel, for launches with few
+// warps an SM (kernel_params.h, kSplitBelowWarpsPerSm):
 // the stages of shared_region.cuh on the same 256-word tiles, but 32
 // threads a tile holding 8 words each, in three rounds of 3, 3 and 2
 // stages. The round starting at local stage F holds the words whose bits

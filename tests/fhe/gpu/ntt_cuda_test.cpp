@@ -222,8 +222,8 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
       }
       // The inverse runs the passes in reverse order.
       if (!forward) EXPECT_EQ(launches.front().pass_kind, plan->schedule().passes.back().kind);
-      // One row does not: the latency instantiation, split (fewer warps
-      // than schedulers).
+      // One row does not: the latency instantiation, split (few warps an
+      // SM).
       for (const auto& launch : plan->describe({0, 1}, forward)) {
         if (!launch.kernel.starts_with("ntt_indexed")) {
           EXPECT_TRUE(launch.kernel.ends_with(",latency,split>")) << launch.kernel;

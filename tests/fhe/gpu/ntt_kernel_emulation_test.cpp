@@ -185,12 +185,14 @@ TEST(NttLaunchShape, ManyRowsGetTheThroughputKernelsOneRowTheLatencyKernels) {
   }
 }
 
-// Below one warp per scheduler (4 an SM) a launch takes the split kernels:
-// one row at logN 16 on an H200 (2048-4096 threads of 16 words) does, with
-// twice the threads (a region tile of 32); 9 rows (at least 18432 threads
-// in every pass) do not, nor do launches whose caller keeps the 16-thread
-// tiles.
-TEST(NttLaunchShape, LaunchesWithFewerWarpsThanSchedulersAreSplit) {
+// Below two warps per scheduler (8 an SM) a launch takes the split
+// kernels: one row at logN 16 on an H200 (2048-4096 threads of 16 words)
+// does, with twice the threads (a region tile of 32), and so do the 8 rows
+// of a ModDown's P rows in 64-bit words in the region and the 4-stage
+// passes (4096 threads a row, 32768 in all); 17
+// rows (at least 34816 threads in every pass) do not, nor do launches
+// whose caller keeps the 16-thread tiles.
+TEST(NttLaunchShape, LaunchesWithFewWarpsAnSmAreSplit) {
   for (const char* name : {"radix2_compact_group16_smem8", "radix2_compact_group8_smem8", "radix16_compact"}) {
     const auto& backend = fhe::ntt::backend_info(name);
     const auto schedule = fhe::ntt::make_schedule(backend, 16);
@@ -200,7 +202,12 @@ TEST(NttLaunchShape, LaunchesWithFewerWarpsThanSchedulersAreSplit) {
         const auto kept = fhe::ntt::gpu::launch_shape(launch, 16, 1, 132, word_bytes, false);
         EXPECT_TRUE(one.split) << name;
         EXPECT_FALSE(kept.split) << name;
-        EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 9, 132, word_bytes).split) << name;
+        EXPECT_FALSE(fhe::ntt::gpu::launch_shape(launch, 16, 17, 132, word_bytes).split) << name;
+        const bool four_thousand_threads_a_row =
+            launch.kernel == fhe::ntt::gpu::KernelKind::shared_region || launch.stage_count == 4;
+        if (word_bytes == 8 && four_thousand_threads_a_row) {
+          EXPECT_TRUE(fhe::ntt::gpu::launch_shape(launch, 16, 8, 132, word_bytes).split) << name;
+        }
         EXPECT_EQ(std::size_t{one.grid_x} * one.grid_y * one.block,
                   2 * std::size_t{kept.grid_x} * kept.grid_y * kept.block)
             << name;
