@@ -57,11 +57,13 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
 // grid.z. The kernels are bound by the multiply pipe (Nsight Compute,
 // session 9) and every slice computes the sources' y_i again, so the
 // ModUp's launch (ten digits at level 0) takes slices of 20 targets, two a
-// digit; the two items of a ModDown or rescale keep 8, so
-// that they still fill the GPU. A compile-time slice: with a run-time one
-// the 80-register kernels spilled.
+// digit; the two items of a ModDown or rescale take 12 (three slices of
+// the 35 Q rows at level 0: 768 blocks, two rounds of 3 blocks an SM; 8
+// until session 14, five slices and four rounds), so that they still fill
+// the GPU. A compile-time slice: with a run-time one the 80-register
+// kernels spilled.
 constexpr int kModUpTargetsPerSlice = 20;
-constexpr int kScaleDownTargetsPerSlice = 8;
+constexpr int kScaleDownTargetsPerSlice = 12;
 
 template <int TargetsPerSlice>
 __device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
