@@ -41,6 +41,22 @@ __global__ void read_to_flush_l2(const uint4* words, std::size_t count, unsigned
   if (mix == 0x9e3779b9u) *sink = mix;
 }
 
+// A buffer twice the L2 size and the kernel that reads it before a cold sample.
+class L2Flush {
+ public:
+  L2Flush() : words_(2 * fhe::query_gpus().gpus.at(0).l2_cache_bytes / sizeof(uint4)) {
+    FHE_CUDA_CHECK(cudaMemset(words_.data(), 1, words_.bytes()));
+  }
+  void run(cudaStream_t stream) {
+    read_to_flush_l2<<<1024, 256, 0, stream>>>(words_.data(), words_.size(), sink_.data());
+    FHE_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  DeviceBuffer<uint4> words_;
+  DeviceBuffer<unsigned> sink_{1};
+};
+
 struct BenchCase {
   std::string preset;
   bool one_row;  // the preset's first row only
@@ -57,9 +73,6 @@ class Fixture {
     plan_ = fhe::ntt::make_plan(backend, {fhe::DeviceKind::cuda, 0}, preset.log_n, moduli, preset.word);
     rows_ = bench_case.one_row ? fhe::ntt::RowRange{0, 1} : fhe::ntt::level_rows(preset, 0);
     data_ = DeviceBuffer<std::uint64_t>::from_host(fhe::ntt::random_rows(*plan_, rows_, 42));
-    const fhe::GpuInventory inventory = fhe::query_gpus();
-    flush_ = DeviceBuffer<uint4>(2 * inventory.gpus.at(0).l2_cache_bytes / sizeof(uint4));
-    FHE_CUDA_CHECK(cudaMemset(flush_.data(), 1, flush_.bytes()));
     forward_ = capture(true, 1);
     inverse_ = capture(false, 1);
     warm_forward_ = capture(true, kWarmRepeats);
@@ -81,10 +94,7 @@ class Fixture {
   // The flush kernel also keeps the GPU busy while the graph is submitted,
   // so the cold timing holds no launch gap.
   double time_ms(bool forward, bool cold) {
-    if (cold) {
-      read_to_flush_l2<<<1024, 256, 0, stream_.get()>>>(flush_.data(), flush_.size(), sink_.data());
-      FHE_CUDA_CHECK(cudaGetLastError());
-    }
+    if (cold) flush_.run(stream_.get());
     cudaGraphExec_t graph = cold ? (forward ? forward_ : inverse_)
                                  : (forward ? warm_forward_ : warm_inverse_);
     start_.record(stream_.get());
@@ -117,8 +127,7 @@ class Fixture {
   fhe::cuda::Stream stream_;
   fhe::cuda::Event start_, stop_;
   DeviceBuffer<std::uint64_t> data_;
-  DeviceBuffer<uint4> flush_;
-  DeviceBuffer<unsigned> sink_{1};
+  L2Flush flush_;
   cudaGraphExec_t forward_ = nullptr, inverse_ = nullptr;
   cudaGraphExec_t warm_forward_ = nullptr, warm_inverse_ = nullptr;
 };
@@ -178,19 +187,13 @@ class FloorFixture {
   explicit FloorFixture(const fhe::Preset& preset)
       : log_n_(preset.log_n), rows_(preset.qp_rows()), data_(rows_ << log_n_) {
     FHE_CUDA_CHECK(cudaMemset(data_.data(), 3, data_.bytes()));
-    const fhe::GpuInventory inventory = fhe::query_gpus();
-    flush_ = DeviceBuffer<uint4>(2 * inventory.gpus.at(0).l2_cache_bytes / sizeof(uint4));
-    FHE_CUDA_CHECK(cudaMemset(flush_.data(), 1, flush_.bytes()));
   }
 
   std::size_t rows() const { return rows_; }
   std::size_t bytes_moved(int launches) const { return 2 * data_.bytes() * static_cast<std::size_t>(launches); }
 
   double time_ms(const std::vector<int>& stride_logs, bool cold) {
-    if (cold) {
-      read_to_flush_l2<<<1024, 256, 0, stream_.get()>>>(flush_.data(), flush_.size(), sink_.data());
-      FHE_CUDA_CHECK(cudaGetLastError());
-    }
+    if (cold) flush_.run(stream_.get());
     const int repeats = cold ? 1 : kWarmRepeats;
     const auto blocks = static_cast<unsigned>((rows_ << (log_n_ - 4)) / 256);
     start_.record(stream_.get());
@@ -209,8 +212,7 @@ class FloorFixture {
   int log_n_;
   std::size_t rows_;
   DeviceBuffer<std::uint64_t> data_;
-  DeviceBuffer<uint4> flush_;
-  DeviceBuffer<unsigned> sink_{1};
+  L2Flush flush_;
   fhe::cuda::Stream stream_;
   fhe::cuda::Event start_, stop_;
 };

@@ -121,11 +121,12 @@ template <int TargetsPerSlice>
 FHE_HD void convert_coefficients(const DeviceConversion& c, const std::uint64_t* source, std::uint64_t* destination,
                                  std::size_t k, int log_n, int first_target) {
   const auto run = [&]<int S>() {
-    if (S <= kMaxFp64Sources && c.fp64_sources) {
-      convert_sources<S, TargetsPerSlice, S <= kMaxFp64Sources>(c, source, destination, k, log_n, first_target);
-    } else {
-      convert_sources<S, TargetsPerSlice, false>(c, source, destination, k, log_n, first_target);
+    if constexpr (S <= kMaxFp64Sources) {
+      if (c.fp64_sources) {
+        return convert_sources<S, TargetsPerSlice, true>(c, source, destination, k, log_n, first_target);
+      }
     }
+    convert_sources<S, TargetsPerSlice, false>(c, source, destination, k, log_n, first_target);
   };
   switch (c.sources) {
     case 1: return run.template operator()<1>();

@@ -32,16 +32,16 @@ FHE_HD constexpr int global_pass_lanes(int stage_count, std::size_t word_bytes) 
   return stage_count == 4 && word_bytes == 8 ? 1 : 2;
 }
 
-// Launches with at most two warps a scheduler (8 an SM) are bound by each
-// warp's chain of dependent instructions: a one-row transform at logN 16
+// Launches with fewer than two warps a scheduler (8 an SM) are bound by
+// each warp's chain of dependent instructions: a one-row transform at logN 16
 // runs one warp an SM at 26 % issue (Nsight Compute, session 9). Their
 // split kernels give each thread half the words, so twice the warps share
 // the work: a global pass takes one offset where it takes two, or splits
 // an offset's 16 words between two neighbouring threads ("paired", the
 // 64-bit 4-stage pass); the shared region runs a tile with 32 threads of 8
-// words in three rounds of 3, 3 and 2 stages (split_region.cuh). Below 4
-// warps an SM until session 14; 8 takes in the ModDown's inverse of 2 x 4
-// P rows (7.75 warps an SM, 22.6 us in three launches).
+// words in three rounds of 3, 3 and 2 stages (split_region.cuh). The
+// threshold was 4 warps an SM until session 14; 8 also covers the
+// ModDown's inverse of 2 x 4 P rows (7.75 warps an SM).
 inline constexpr int kSplitBelowWarpsPerSm = 8;
 inline constexpr int kSplitThreadsPerTile = 32;
 inline constexpr int kSplitWordsPerThread = 8;
