@@ -6,45 +6,60 @@
 #include "evaluator/cuda/conversion_pass.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
+#include "fhe/ntt/cuda/kernels.h"
 
 namespace fhe::cuda {
 namespace {
 
-// Block (x = a run of columns, y = digit, z = slice of targets): the lift,
-// a barrier, the targets. 3 blocks an SM (at most 113 registers).
+// Block (x = a run of pass columns, y = digit, z = slice of targets); each
+// thread's lift slots interleaved with its neighbours' (conflict-free).
+// 3 blocks of 128 threads an SM: at most 170 registers, and 3 x 64 KiB of
+// lift slots fit the SM's shared memory.
 template <typename Word, int G>
-__global__ void __launch_bounds__(kConversionPassThreads, 3)
+__global__ void __launch_bounds__(kConversionPassMaxThreads, 3)
     conversion_pass_kernel(const __grid_constant__ ConversionPassArgs<Word> f) {
-  extern __shared__ __align__(16) std::uint64_t lifts[];
-  conversion_pass_lift<Word, G>(f, blockIdx.x, blockIdx.y, threadIdx.x, lifts);
-  __syncthreads();
-  conversion_pass_target<Word, G>(f, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, lifts);
+  ntt::gpu::allow_next_kernel_launch();
+  extern __shared__ __align__(16) std::uint64_t lift_slots[];
+  conversion_pass_thread<Word, G>(f, blockIdx.y, blockIdx.z, blockIdx.x * blockDim.x + threadIdx.x,
+                                  lift_slots + threadIdx.x, blockDim.x);
 }
 
 template <typename Word, int G>
-void launch_for_stages(const ConversionPassArgs<Word>& f, int digits, int max_targets, int max_sources,
+void launch_for_stages(const ntt::gpu::PassArgs<Word>& pass, const DeviceConversion* conversions,
+                       const std::uint64_t* source, int digits, int max_targets, int max_sources,
                        cudaStream_t stream) {
-  const std::uint32_t items = conversion_pass_items_per_row<G>(f.pass.log_n);
-  if (items % kConversionPassItems != 0) {
-    throw InvalidArgument("launch_conversion_pass: " + std::to_string(items) + " columns a row (a multiple of " +
-                          std::to_string(kConversionPassItems) + " needed)");
-  }
-  const dim3 grid(items / kConversionPassItems, static_cast<unsigned>(digits),
-                  static_cast<unsigned>((max_targets + kConversionPassTargets - 1) / kConversionPassTargets));
-  const std::size_t shared = conversion_pass_slots<G>(max_sources) * sizeof(std::uint64_t);
-  conversion_pass_kernel<Word, G><<<grid, kConversionPassThreads, shared, stream>>>(f);
-  FHE_CUDA_CHECK_LAUNCH("conversion_pass_kernel");
+  const auto kernel = conversion_pass_kernel<Word, G>;
+  const std::size_t slot_bytes = conversion_pass_slots<G>(max_sources) * sizeof(std::uint64_t);
+  const std::uint32_t items = conversion_pass_items_per_row<G>(pass.log_n);
+  unsigned threads = kConversionPassMaxThreads;
+  while (threads > 32 && threads * slot_bytes > kConversionPassMaxSharedBytes) threads /= 2;
+  if (threads > items) threads = items;
+  ntt::gpu::LaunchShape shape;
+  shape.block = threads;
+  shape.grid_x = items / threads;
+  shape.grid_y = static_cast<unsigned>(digits);
+  shape.dynamic_shared_bytes = threads * slot_bytes;
+  FHE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(kConversionPassMaxSharedBytes)));
+  const ConversionPassArgs<Word> f{pass, conversions, source, kConversionPassTargetsPerSlice};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(shape.grid_x, shape.grid_y,
+                        static_cast<unsigned>((max_targets + kConversionPassTargetsPerSlice - 1) /
+                                              kConversionPassTargetsPerSlice));
+  config.blockDim = dim3(shape.block, 1, 1);
+  config.dynamicSmemBytes = shape.dynamic_shared_bytes;
+  config.stream = stream;
+  FHE_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, f));
 }
 
 template <typename Word>
 void launch_for_word(const ntt::gpu::PassArgs<Word>& pass, const DeviceConversion* conversions,
                      const std::uint64_t* source, int digits, int max_targets, int max_sources, cudaStream_t stream) {
-  const ConversionPassArgs<Word> f{pass, conversions, source};
   switch (pass.stage_count) {
-    case 1: return launch_for_stages<Word, 1>(f, digits, max_targets, max_sources, stream);
-    case 2: return launch_for_stages<Word, 2>(f, digits, max_targets, max_sources, stream);
-    case 3: return launch_for_stages<Word, 3>(f, digits, max_targets, max_sources, stream);
-    case 4: return launch_for_stages<Word, 4>(f, digits, max_targets, max_sources, stream);
+    case 1: return launch_for_stages<Word, 1>(pass, conversions, source, digits, max_targets, max_sources, stream);
+    case 2: return launch_for_stages<Word, 2>(pass, conversions, source, digits, max_targets, max_sources, stream);
+    case 3: return launch_for_stages<Word, 3>(pass, conversions, source, digits, max_targets, max_sources, stream);
+    case 4: return launch_for_stages<Word, 4>(pass, conversions, source, digits, max_targets, max_sources, stream);
   }
   throw InvalidArgument("launch_conversion_pass: a first pass of " + std::to_string(pass.stage_count) +
                         " stages (the kernels fuse 1 to 4)");

@@ -11,6 +11,16 @@
 
 namespace fhe::cuda {
 
+// Targets a block converts and transforms after lifting its sources once:
+// four slices of a digit's 35 or 36 targets at level 0 of the default
+// preset (1280 blocks of 128 threads, about three rounds of 3 blocks an SM).
+inline constexpr int kConversionPassTargetsPerSlice = 9;
+
+// Threads of a block: 128, halved (down to 32) while their lift slots would
+// exceed kConversionPassMaxSharedBytes.
+inline constexpr unsigned kConversionPassMaxThreads = 128;
+inline constexpr std::size_t kConversionPassMaxSharedBytes = 64 * 1024;
+
 // Converts digit d's source rows (source + conversions[d].source_offset_rows
 // rows, coefficient form) to its targets and runs `first_pass` (from
 // ntt::forward_batch_first_pass over digits x extended rows) on them, for

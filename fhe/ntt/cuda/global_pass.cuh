@@ -71,10 +71,10 @@ FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Wo
 // of the evaluator's ModUp conversion fused with the first forward pass
 // (evaluator/cuda/conversion_pass.cuh), which computes its words instead of
 // loading them.
-// twiddle_at(r, group) gives the pair of the pass's stage r.
-template <typename Word, int G, bool Forward, int Lanes, typename Arith, typename TwiddleAt>
+template <typename Word, int G, bool Forward, int Lanes, typename Arith>
 FHE_HD void global_pass_stages_and_stores(const PassArgs<Word>& a, const PassColumn& col, const RowConstants<Word>& c,
-                                          const Arith& ar, TwiddleAt&& twiddle_at, Word (&v)[Lanes][1 << G]) {
+                                          const Arith& ar, const StageTwiddles<Word, G>& tw,
+                                          Word (&v)[Lanes][1 << G]) {
   constexpr int kSpan = 1 << G;
   // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
   const bool scale_stage0 = !Forward && a.first_stage == 0;
@@ -85,7 +85,7 @@ FHE_HD void global_pass_stages_and_stores(const PassArgs<Word>& a, const PassCol
       return;
     }
     register_stage<Forward, G, r, Lanes, round_reduces_sums(r, 0, G)>(
-        v, ar, [&](int group) { return twiddle_at(r, group); });
+        v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
   });
 
 #pragma unroll
@@ -125,8 +125,7 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
         v[0][k] = ar.loaded(*p);
       }
     }
-    global_pass_stages_and_stores<Word, G, Forward, kLanes>(
-        a, col, c, ar, [&](int r, int group) { return tw[(1 << r) - 1 + group]; }, v);
+    global_pass_stages_and_stores<Word, G, Forward, kLanes>(a, col, c, ar, tw, v);
   });
 }
 

@@ -33,27 +33,20 @@ struct Case {
   int p_bits, p_rows;
   int digit_rows;  // the last digit may be narrower
   int level;       // first active Q row
+  int targets_per_slice;
 };
 
-// The kernel's blocks: the lift phase for every thread (shared memory
-// starting as garbage), the barrier, the target phase for every thread.
 template <typename Word, int G>
 void run_fused(const cuda::ConversionPassArgs<Word>& f, int digits, int max_sources, int max_targets) {
   std::vector<u64> lifts(cuda::conversion_pass_slots<G>(max_sources));
   std::mt19937_64 garbage(3);
-  const auto slices = static_cast<std::uint32_t>((max_targets + cuda::kConversionPassTargets - 1) /
-                                                 cuda::kConversionPassTargets);
-  const std::uint32_t runs = cuda::conversion_pass_items_per_row<G>(f.pass.log_n) / cuda::kConversionPassItems;
-  for (std::uint32_t d = 0; d < static_cast<std::uint32_t>(digits); ++d) {
-    for (std::uint32_t z = 0; z < slices; ++z) {
-      for (std::uint32_t x = 0; x < runs; ++x) {
-        for (u64& w : lifts) w = garbage();
-        for (std::uint32_t t = 0; t < cuda::kConversionPassThreads; ++t) {
-          cuda::conversion_pass_lift<Word, G>(f, x, d, t, lifts.data());
-        }
-        for (std::uint32_t t = 0; t < cuda::kConversionPassThreads; ++t) {
-          cuda::conversion_pass_target<Word, G>(f, x, d, z, t, lifts.data());
-        }
+  const int slices = (max_targets + f.targets_per_slice - 1) / f.targets_per_slice;
+  for (int d = 0; d < digits; ++d) {
+    for (int s = 0; s < slices; ++s) {
+      for (std::uint32_t item = 0; item < cuda::conversion_pass_items_per_row<G>(f.pass.log_n); ++item) {
+        for (u64& w : lifts) w = garbage();  // shared memory starts as garbage
+        cuda::conversion_pass_thread<Word, G>(f, static_cast<std::uint32_t>(d), static_cast<std::uint32_t>(s), item,
+                                              lifts.data(), 1);
       }
     }
   }
@@ -125,7 +118,7 @@ void check(const Case& c) {
   emulator.run(expected, ext_range, true, batch, 1, own_row_starts.data());
 
   const cuda::ConversionPassArgs<Word> f{emulator.forward_pass_args(got, ext_range, batch, 0, own_row_starts.data()),
-                                         views.data(), source.data()};
+                                         views.data(), source.data(), c.targets_per_slice};
   ASSERT_EQ(f.pass.first_stage, 0u);
   switch (f.pass.stage_count) {
     case 1: run_fused<Word, 1>(f, digits, max_sources, max_targets); break;
@@ -147,25 +140,25 @@ void check(const Case& c) {
 }
 
 TEST(ConversionPassEmulation, CompactGroupsWithNarrowAndWideTargets) {
-  check<u64>({"radix2_compact_group16_smem8", 12, 40, 5, 60, 2, 2, 0});  // 4 stages, one offset a thread
-  check<u64>({"radix2_compact_group8_smem8", 12, 40, 6, 60, 2, 4, 1});   // 3 stages, digits of 4 and 1
-  check<u64>({"radix2_compact_group4_smem8", 11, 40, 4, 60, 1, 3, 0});   // 2 stages
+  check<u64>({"radix2_compact_group16_smem8", 12, 40, 5, 60, 2, 2, 0, 9});  // 4 stages, one offset a thread
+  check<u64>({"radix2_compact_group8_smem8", 12, 40, 6, 60, 2, 4, 1, 4});   // 3 stages, digits of 4 and 1
+  check<u64>({"radix2_compact_group4_smem8", 11, 40, 4, 60, 1, 3, 0, 2});   // 2 stages
 }
 
 TEST(ConversionPassEmulation, StrictRadixDigits) {
-  check<u64>({"radix16_compact", 12, 40, 5, 60, 2, 2, 0});
-  check<u64>({"radix8_compact", 12, 40, 6, 60, 2, 5, 0});  // 5 sources: the integer sums
-  check<u64>({"radix4_compact", 12, 40, 4, 60, 2, 2, 1});
+  check<u64>({"radix16_compact", 12, 40, 5, 60, 2, 2, 0, 3});
+  check<u64>({"radix8_compact", 12, 40, 6, 60, 2, 5, 0, 9});  // 5 sources: the integer sums
+  check<u64>({"radix4_compact", 12, 40, 4, 60, 2, 2, 1, 9});
 }
 
 TEST(ConversionPassEmulation, WideSourcesKeepTheIntegerSums) {
-  check<u64>({"radix2_compact_group16_smem8", 12, 60, 4, 60, 2, 2, 0});
+  check<u64>({"radix2_compact_group16_smem8", 12, 60, 4, 60, 2, 2, 0, 9});
 }
 
 TEST(ConversionPassEmulation, ThirtyTwoBitWords) {
-  check<std::uint32_t>({"radix2_compact_group16_smem8", 12, 30, 5, 30, 2, 2, 0});
-  check<std::uint32_t>({"radix2_compact_group8_smem8", 12, 30, 4, 30, 2, 3, 1});
-  check<std::uint32_t>({"radix4_compact", 10, 28, 3, 30, 1, 2, 0});
+  check<std::uint32_t>({"radix2_compact_group16_smem8", 12, 30, 5, 30, 2, 2, 0, 9});
+  check<std::uint32_t>({"radix2_compact_group8_smem8", 12, 30, 4, 30, 2, 3, 1, 4});
+  check<std::uint32_t>({"radix4_compact", 10, 28, 3, 30, 1, 2, 0, 9});
 }
 
 }  // namespace
