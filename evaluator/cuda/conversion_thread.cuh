@@ -40,115 +40,78 @@ static_assert(kMaxConversionSources <= 8 && WordTraits<std::uint64_t>::max_modul
 
 inline constexpr int kMaxFp64Sources = 4;
 
-// y_i = [x_i * qhat_i^-1]_(q_i) of source i, as the sums take it: the word,
-// or with Fp64Sources the bits of the centred digit y~_i. `negative` says
-// y_i > q_i / 2.
-template <bool Fp64Sources>
-FHE_HD std::uint64_t lift_source(const DeviceConversion& c, int i, std::uint64_t x, bool& negative) {
-  namespace ntt = fhe::ntt::gpu;
-  const std::uint64_t q = c.source_moduli[i].value;
-  const std::uint64_t yi = mul_shoup(x, c.hat_inverse[i], c.hat_inverse_shoup[i], q);
-  negative = yi > q / 2;
-  if constexpr (Fp64Sources) {
-    const double centred = ntt::fp64_of_word(yi);
-    return ntt::bits_of_fp64(negative ? ntt::fp64_add(centred, -ntt::fp64_of_word(q)) : centred);
-  } else {
-    return yi;
-  }
-}
-
-// y_i from a double-precision lift: y~_i, or y~_i + q_i when negative.
-FHE_HD std::uint64_t word_of_lift(const DeviceConversion& c, int i, std::uint64_t bits) {
-  namespace ntt = fhe::ntt::gpu;
-  const double centred = ntt::fp64_of_bits(bits);
-  const double q = ntt::fp64_of_word(c.source_moduli[i].value);
-  return ntt::word_of_fp64(centred, centred < 0 ? ntt::fp64_add(q, ntt::kTwo52) : ntt::kTwo52);
-}
-
-// One target's words j < J from the lifts y(j, i) of sources i < sources
-// (MaxS bounds it at compile time), in double precision: hat(i) =
-// [qhat_i]_(p_t) as a double; out(j, word) takes each word. Source by
-// source, so one constant serves the J words.
-template <int MaxS, int J, typename HatAt, typename Lift, typename Out>
-FHE_HD void fp64_target_words(const fhe::ntt::gpu::Fp64Arith& ar, int sources, HatAt&& hat, Lift&& y, Out&& out) {
-  namespace ntt = fhe::ntt::gpu;
-  double sum[J] = {};
-#pragma unroll
-  for (int i = 0; i < MaxS; ++i) {
-    if (i >= sources) break;
-    const auto w = ar.pair(hat(i));
-#pragma unroll
-    for (int j = 0; j < J; ++j) sum[j] = ntt::fp64_add(sum[j], ar.product(ntt::fp64_of_bits(y(j, i)), w));
-  }
-#pragma unroll
-  for (int j = 0; j < J; ++j) out(j, ar.canonical(ar.reduce(sum[j])));
-}
-
-// The same in 128 bits with the Montgomery-form constants: hat(i) =
-// [qhat_i R]_(p_t), plus negatives(j) times [-Q R]_(p_t), reduced once.
-template <int MaxS, int J, typename HatAt, typename Negatives, typename Lift, typename Out>
-FHE_HD void montgomery_target_words(const DeviceConversion& c, int t, int sources, HatAt&& hat,
-                                    Negatives&& negatives, Lift&& y, Out&& out) {
-  using u64 = std::uint64_t;
-  using u128 = unsigned __int128;
-  const u64 minus_q = c.minus_q_montgomery[t];
-  u128 sum[J];
-#pragma unroll
-  for (int j = 0; j < J; ++j) sum[j] = static_cast<u64>(negatives(j)) * minus_q;
-#pragma unroll
-  for (int i = 0; i < MaxS; ++i) {
-    if (i >= sources) break;
-    const u64 h = hat(i);
-#pragma unroll
-    for (int j = 0; j < J; ++j) sum[j] += static_cast<u128>(y(j, i)) * h;
-  }
-  const u64 p = c.target_moduli[t].value, factor = c.target_factors[t];
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-    out(j, montgomery_reduce(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor));
-  }
-}
-
 template <int S, int TargetsPerSlice, bool Fp64Sources>
 FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __restrict__ source,
                             std::uint64_t* __restrict__ destination, std::size_t k, int log_n, int first_target) {
   using u64 = std::uint64_t;
+  using u128 = unsigned __int128;
   namespace ntt = fhe::ntt::gpu;
-  constexpr int J = kConversionCoefficients;
   const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
   const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
-  u64 y[J][S];  // y_i, or with Fp64Sources the bits of y~_i
-  std::uint32_t negatives[J] = {};
+  u64 y[kConversionCoefficients][S];  // y_i, or with Fp64Sources the bits of y~_i
+  std::uint32_t negatives[kConversionCoefficients] = {};
 #pragma unroll
   for (int i = 0; i < S; ++i) {
+    const u64 q = c.source_moduli[i].value, w = c.hat_inverse[i], w_shoup = c.hat_inverse_shoup[i];
 #pragma unroll
-    for (int j = 0; j < J; ++j) {
-      bool negative;
-      y[j][i] = lift_source<Fp64Sources>(c, i, src[static_cast<std::size_t>(i) * n + k + j * half], negative);
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+      const u64 yi = mul_shoup(src[static_cast<std::size_t>(i) * n + k + j * half], w, w_shoup, q);
+      const bool negative = yi > q / 2;
       negatives[j] += negative ? 1 : 0;
+      if constexpr (Fp64Sources) {
+        const double centred = ntt::fp64_of_word(yi);
+        y[j][i] = ntt::bits_of_fp64(negative ? ntt::fp64_add(centred, -ntt::fp64_of_word(q)) : centred);
+      } else {
+        y[j][i] = yi;
+      }
     }
   }
   const int last = std::min(c.targets, first_target + TargetsPerSlice);
   for (int t = first_target; t < last; ++t) {
+    const u64 p = c.target_moduli[t].value;
     u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
-    const auto store = [&](int j, u64 word) { out[k + j * half] = word; };
     if constexpr (Fp64Sources) {
       const double p_inverse = c.target_inverse[t];
       if (p_inverse != 0) {
+        const ntt::Fp64Arith ar(p, p_inverse);
         const double* hat = c.hat_fp64 + static_cast<std::size_t>(t) * S;
-        fp64_target_words<S, J>(ntt::Fp64Arith(c.target_moduli[t].value, p_inverse), S,
-                                [&](int i) { return hat[i]; }, [&](int j, int i) { return y[j][i]; }, store);
+        double sum[kConversionCoefficients] = {};
+#pragma unroll
+        for (int i = 0; i < S; ++i) {
+          const auto w = ar.pair(hat[i]);
+#pragma unroll
+          for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+            sum[j] = ntt::fp64_add(sum[j], ar.product(ntt::fp64_of_bits(y[j][i]), w));
+          }
+        }
+#pragma unroll
+        for (unsigned j = 0; j < kConversionCoefficients; ++j) out[k + j * half] = ar.canonical(ar.reduce(sum[j]));
         continue;
       }
     }
     const u64* hat = c.hat_montgomery + static_cast<std::size_t>(t) * S;
-    montgomery_target_words<S, J>(
-        c, t, S, [&](int i) { return hat[i]; }, [&](int j) { return negatives[j]; },
-        [&](int j, int i) {
-          if constexpr (Fp64Sources) return word_of_lift(c, i, y[j][i]);
-          return y[j][i];
-        },
-        store);
+    const u64 minus_q = c.minus_q_montgomery[t], factor = c.target_factors[t];
+    u128 sum[kConversionCoefficients];
+#pragma unroll
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u64>(negatives[j]) * minus_q;
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+      const u64 h = hat[i];
+#pragma unroll
+      for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+        u64 yi = y[j][i];
+        if constexpr (Fp64Sources) {  // y_i = y~_i, or y~_i + q_i when negative
+          const double centred = ntt::fp64_of_bits(yi);
+          const double q = ntt::fp64_of_word(c.source_moduli[i].value);
+          yi = ntt::word_of_fp64(centred, centred < 0 ? ntt::fp64_add(q, ntt::kTwo52) : ntt::kTwo52);
+        }
+        sum[j] += static_cast<u128>(yi) * h;
+      }
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+      out[k + j * half] = montgomery_reduce(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor);
+    }
   }
 }
 

@@ -7,7 +7,6 @@
 #include <span>
 #include <string>
 
-#include "evaluator/cuda/conversion_pass.h"
 #include "evaluator/cuda/eval_kernels.h"
 #include "evaluator/cuda/region_key_product.h"
 #include "evaluator/cuda/region_scale_down.h"
@@ -232,31 +231,21 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
   plan_.inverse(coefficients_.data(), {static_cast<std::size_t>(level), rows},
                 {stream()});
-  // Every digit's ModUp to the rows other than its own, and all digits'
-  // extended polynomials in one batched transform (one launch per pass
-  // instead of one per digit and pass), skipping each digit's own rows:
-  // they are the input's, in NTT form already. Where the plan's first pass
-  // allows it, the conversion runs fused with that pass
-  // (conversion_pass.h), so the converted rows are never written
-  // untransformed; otherwise one conversion launch (grid.y = digit) first.
+  // Every digit's ModUp in one launch (grid.y = digit), to the rows
+  // other than its own.
   std::uint64_t* ext = extended_.data();
+  cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
+                          static_cast<int>(ext_rows), log_n_, stream());
+  // All digits' extended polynomials in one batched transform (one launch
+  // per pass instead of one per digit and pass), skipping each digit's own
+  // rows: they are the input's, in NTT form already.
   const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
   const auto digits = static_cast<std::size_t>(c.digit_count);
-  std::size_t first_launch = 0;
-  if (const auto first_pass = ntt::forward_batch_first_pass(plan_, ext, ext_range, digits, c.own_row_starts)) {
-    cuda::launch_conversion_pass(*first_pass, c.mod_up, coefficients_.data(), c.digit_count,
-                                 static_cast<int>(ext_rows), c.max_digit_rows, stream());
-    first_launch = 1;
-  } else {
-    cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
-                            static_cast<int>(ext_rows), log_n_, stream());
-  }
   if (leave_region && c.digit_count >= cuda::kMinFusedDigits && c.digit_count <= cuda::kMaxFusedDigits) {
-    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()}, c.own_row_starts,
-                                                   first_launch);
+    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()}, c.own_row_starts);
     if (region) return region;
   }
-  ntt::forward_batch_skipping(plan_, ext, ext_range, digits, c.own_row_starts, {stream()}, first_launch);
+  ntt::forward_batch_skipping(plan_, ext, ext_range, digits, c.own_row_starts, {stream()});
   cuda::launch_copy_own_rows(input, ext, c.own_row_starts, c.digit_count, rows, ext_rows, log_n_, stream());
   return std::nullopt;
 }

@@ -184,7 +184,6 @@ LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const R
     DeviceConversion c = rebase(digit.mod_up, layout.digits[d], base);
     // The digit's coefficient rows sit (first - level) rows into the input.
     c.source_offset_rows = static_cast<int>(digit.q_rows.first - schedule.active_q_rows.first);
-    out.max_digit_rows = std::max(out.max_digit_rows, c.sources);
     layout.blob.write(layout.digit_array + d * sizeof(DeviceConversion), c);
   }
   out.mod_up = reinterpret_cast<const DeviceConversion*>(base + layout.digit_array);

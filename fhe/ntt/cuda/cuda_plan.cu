@@ -80,10 +80,10 @@ class CudaPlan final : public NttPlan {
   const NttSchedule& schedule() const override { return schedule_; }
 
   void forward(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
-    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), true, nullptr, 0);
+    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), true, nullptr);
   }
   void inverse(std::uint64_t* data, RowRange rows, StreamHandle stream) const override {
-    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), false, nullptr, 0);
+    enqueue(data, rows, 1, static_cast<cudaStream_t>(stream.native), false, nullptr);
   }
 
   std::vector<LaunchDescription> describe(RowRange rows, bool forward) const override {
@@ -139,51 +139,28 @@ class CudaPlan final : public NttPlan {
 
   void transform_batch(std::uint64_t* data, RowRange rows, std::size_t batch, StreamHandle stream,
                        bool forward) const override {
-    enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), forward, nullptr, 0);
+    enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), forward, nullptr);
   }
 
  public:
-  // forward_batch_skipping (cuda_plans.h) and every batch: the passes from
-  // `first_launch` on.
+  // forward_batch_skipping (cuda_plans.h) and every batch.
   void enqueue(std::uint64_t* data, RowRange rows, std::size_t batch, cudaStream_t stream, bool forward,
-               const std::uint32_t* skip_starts, std::size_t first_launch) const {
+               const std::uint32_t* skip_starts) const {
     check_rows(rows);
     if (rows.count == 0 || batch == 0) return;
     fhe::cuda::DeviceGuard guard(device_index_);
     const std::size_t launches = (forward ? forward_launches_ : inverse_launches_).size();
     if (word_ == WordType::int64) {
-      enqueue_passes(tables64_, data, rows, batch, stream, forward, first_launch, launches, skip_starts);
+      enqueue_passes(tables64_, data, rows, batch, stream, forward, launches, skip_starts);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, forward, first_launch, launches, skip_starts);
+      enqueue_passes(tables32_, data, rows, batch, stream, forward, launches, skip_starts);
     }
-  }
-
-  // forward_batch_first_pass (cuda_plans.h).
-  std::optional<gpu::ForwardPass> forward_first_pass(std::uint64_t* data, RowRange rows, std::size_t batch,
-                                                     const std::uint32_t* skip_starts) const {
-    check_rows(rows);
-    if (rows.count == 0 || batch == 0 || forward_launches_.size() < 2 ||
-        forward_launches_.front().kernel != gpu::KernelKind::global_pass) {
-      return std::nullopt;
-    }
-    const std::size_t word_bytes = word_ == WordType::int64 ? 8 : 4;
-    if (gpu::launch_shape(forward_launches_.front(), log_n(), rows.count * batch, sm_count_, word_bytes).split) {
-      return std::nullopt;
-    }
-    gpu::ForwardPass pass;
-    pass.is_wide = word_ == WordType::int64;
-    if (pass.is_wide) {
-      pass.wide = pass_args(tables64_, forward_launches_.front(), data, rows, batch, true, skip_starts);
-    } else {
-      pass.narrow = pass_args(tables32_, forward_launches_.front(), data, rows, batch, true, skip_starts);
-    }
-    return pass;
   }
 
   // forward_batch_before_region (cuda_plans.h).
   std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows, std::size_t batch,
-                                                          cudaStream_t stream, const std::uint32_t* skip_starts,
-                                                          std::size_t first_launch) const {
+                                                          cudaStream_t stream,
+                                                          const std::uint32_t* skip_starts) const {
     check_rows(rows);
     if (rows.count == 0 || batch == 0 || forward_launches_.empty() ||
         forward_launches_.back().kernel != gpu::KernelKind::shared_region) {
@@ -198,25 +175,25 @@ class CudaPlan final : public NttPlan {
                                                region.is_wide ? 8 : 4, false)
                                  .tiles_per_block;
     if (region.is_wide) {
-      enqueue_passes(tables64_, data, rows, batch, stream, true, first_launch, earlier, skip_starts);
+      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts);
       region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, true, first_launch, earlier, skip_starts);
+      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts);
       region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     }
     return region;
   }
 
  private:
-  // Passes [first, last) of the direction's schedule (the indexed stages of
-  // radix2_indexed transform skipped rows too).
+  // The first `launch_count` passes of the direction's schedule (the
+  // indexed stages of radix2_indexed transform skipped rows too).
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
-                      std::size_t batch, cudaStream_t stream, bool forward, std::size_t first, std::size_t last,
+                      std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
                       const std::uint32_t* skip_starts) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const std::size_t data_rows = rows.count * batch;
-    for (std::size_t i = first; i < last; ++i) {
+    for (std::size_t i = 0; i < launch_count; ++i) {
       const gpu::PassLaunch& launch = launches[i];
       cudaError_t status = cudaSuccess;
       const gpu::LaunchShape shape =
@@ -279,32 +256,21 @@ class CudaPlan final : public NttPlan {
 
 }  // namespace
 
-std::optional<gpu::ForwardPass> forward_batch_first_pass(const NttPlan& plan, std::uint64_t* data, RowRange rows,
-                                                         std::size_t batch, const std::uint32_t* skip_starts) {
-  const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
-  if (!cuda_plan) return std::nullopt;
-  return cuda_plan->forward_first_pass(data, rows, batch, skip_starts);
-}
-
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
                                                               StreamHandle stream,
-                                                              const std::uint32_t* skip_starts,
-                                                              std::size_t first_launch) {
+                                                              const std::uint32_t* skip_starts) {
   const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
   if (!cuda_plan) return std::nullopt;
   return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native),
-                                          skip_starts, first_launch);
+                                          skip_starts);
 }
 
 void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,
-                            const std::uint32_t* skip_starts, StreamHandle stream, std::size_t first_launch) {
+                            const std::uint32_t* skip_starts, StreamHandle stream) {
   const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
-  if (!cuda_plan) {
-    if (first_launch != 0) throw InvalidArgument("forward_batch_skipping: a CPU plan runs whole transforms");
-    return plan.forward_batch(data, rows, batch, stream);
-  }
-  cuda_plan->enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), true, skip_starts, first_launch);
+  if (!cuda_plan) return plan.forward_batch(data, rows, batch, stream);
+  cuda_plan->enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), true, skip_starts);
 }
 
 std::unique_ptr<NttPlan> make_cuda_plan(const BackendInfo& backend, NttSchedule schedule,

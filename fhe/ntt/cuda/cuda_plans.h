@@ -27,36 +27,23 @@ namespace fhe::ntt {
 void cuda_transform_host_data(const NttPlan& plan, std::vector<std::uint64_t>& data,
                               RowRange rows, bool forward);
 
-// The first pass of forward_batch(data, rows, batch) of a CUDA plan, for a
-// kernel that computes that pass's input words itself and runs the pass on
-// them (the evaluator's ModUp conversion): its arguments, when it is a
-// global pass with later passes after it and the launch is large enough
-// for the unsplit thread layout (gpu::LaunchShape::split false). Enqueues
-// nothing; nullopt otherwise (radix2_indexed, CPU plans, small launches).
-// The caller then passes first_launch = 1 to the functions below.
-std::optional<gpu::ForwardPass> forward_batch_first_pass(const NttPlan& plan, std::uint64_t* data, RowRange rows,
-                                                         std::size_t batch,
-                                                         const std::uint32_t* skip_starts = nullptr);
-
 // forward_batch(data, rows, batch) of a CUDA plan whose forward transform
 // ends in the shared-memory region, minus that last pass: every earlier pass
-// from `first_launch` on is enqueued on `stream` and the region's arguments
-// are returned for the caller's kernel to run. Enqueues nothing and returns
-// nullopt for other plans (radix2_indexed has no region; CPU plans). With
-// skip_starts (a device array, gpu::PassArgs::skip_starts), the passes may
-// leave those rows of each block untransformed, and the region's arguments
-// carry it.
+// is enqueued on `stream` and the region's arguments are returned for the
+// caller's kernel to run. Enqueues nothing and returns nullopt for other
+// plans (radix2_indexed has no region; CPU plans). With skip_starts (a
+// device array, gpu::PassArgs::skip_starts), the passes may leave those
+// rows of each block untransformed, and the region's arguments carry it.
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
                                                               StreamHandle stream,
-                                                              const std::uint32_t* skip_starts = nullptr,
-                                                              std::size_t first_launch = 0);
+                                                              const std::uint32_t* skip_starts = nullptr);
 
-// forward_batch(data, rows, batch) from pass `first_launch` on, whose passes
-// may leave the rows of skip_starts untransformed (their words are
-// unspecified afterwards): the evaluator's ModUp, which writes the digits'
-// own rows itself. Other plans transform every row (first_launch must be 0).
+// forward_batch(data, rows, batch) whose passes may leave the rows of
+// skip_starts untransformed (their words are unspecified afterwards): the
+// evaluator's ModUp, which writes the digits' own rows itself. Other plans
+// transform every row.
 void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,
-                            const std::uint32_t* skip_starts, StreamHandle stream, std::size_t first_launch = 0);
+                            const std::uint32_t* skip_starts, StreamHandle stream);
 
 }  // namespace fhe::ntt

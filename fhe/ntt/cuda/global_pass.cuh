@@ -66,39 +66,6 @@ FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Wo
   });
 }
 
-// The rest of a pass once its words are in registers (v[lane][k], the word
-// at offset lane, k strides on): the stages, then the stores. Also the tail
-// of the evaluator's ModUp conversion fused with the first forward pass
-// (evaluator/cuda/conversion_pass.cuh), which computes its words instead of
-// loading them.
-template <typename Word, int G, bool Forward, int Lanes, typename Arith>
-FHE_HD void global_pass_stages_and_stores(const PassArgs<Word>& a, const PassColumn& col, const RowConstants<Word>& c,
-                                          const Arith& ar, const StageTwiddles<Word, G>& tw,
-                                          Word (&v)[Lanes][1 << G]) {
-  constexpr int kSpan = 1 << G;
-  // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
-  const bool scale_stage0 = !Forward && a.first_stage == 0;
-  for_each_stage<G, Forward>([&](auto stage) {
-    constexpr int r = decltype(stage)::value;
-    if (r == 0 && scale_stage0) {
-      register_stage0_scaled<G, Lanes>(v, ar, c);
-      return;
-    }
-    register_stage<Forward, G, r, Lanes, round_reduces_sums(r, 0, G)>(
-        v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
-  });
-
-#pragma unroll
-  for (int k = 0; k < kSpan; ++k) {
-    std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
-    if constexpr (Lanes == 2) {
-      store_two(p, ar.stored(v[0][k], scale_stage0), ar.stored(v[1][k], scale_stage0));
-    } else {
-      *p = ar.stored(v[0][k], scale_stage0);
-    }
-  }
-}
-
 template <typename Word, int G, bool Forward, bool Split = false>
 FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
   static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
@@ -125,7 +92,28 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
         v[0][k] = ar.loaded(*p);
       }
     }
-    global_pass_stages_and_stores<Word, G, Forward, kLanes>(a, col, c, ar, tw, v);
+
+    // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
+    const bool scale_stage0 = !Forward && a.first_stage == 0;
+    for_each_stage<G, Forward>([&](auto stage) {
+      constexpr int r = decltype(stage)::value;
+      if (r == 0 && scale_stage0) {
+        register_stage0_scaled<G, kLanes>(v, ar, c);
+        return;
+      }
+      register_stage<Forward, G, r, kLanes, round_reduces_sums(r, 0, G)>(
+          v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
+    });
+
+#pragma unroll
+    for (int k = 0; k < kSpan; ++k) {
+      std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
+      if constexpr (kLanes == 2) {
+        store_two(p, ar.stored(v[0][k], scale_stage0), ar.stored(v[1][k], scale_stage0));
+      } else {
+        *p = ar.stored(v[0][k], scale_stage0);
+      }
+    }
   });
 }
 

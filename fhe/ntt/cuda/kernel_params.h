@@ -210,19 +210,14 @@ struct PassArgs {
   const std::uint32_t* skip_starts = nullptr;
 };
 
-// A pass of a plan's forward transform for a kernel that runs it itself
-// (the evaluator's fused kernels). The arguments of the plan's word type
-// are set: `wide` (64-bit) or `narrow`.
-struct ForwardPass {
+// A plan's last forward pass when it is the shared-memory region, for a
+// kernel that runs the region itself on tiles of its choosing (the
+// evaluator's ModUp fused with the key inner product). The arguments of the
+// plan's word type are set: `wide` (64-bit) or `narrow`.
+struct ForwardRegion {
   bool is_wide = true;
   PassArgs<std::uint64_t> wide{};
   PassArgs<std::uint32_t> narrow{};
-};
-
-// A plan's last forward pass when it is the shared-memory region, for a
-// kernel that runs the region itself on tiles of its choosing (the
-// evaluator's ModUp fused with the key inner product).
-struct ForwardRegion : ForwardPass {
   // The NTT's own block layout for the region (LaunchShape::tiles_per_block),
   // for a caller whose kernel keeps it (the ModDown and rescale finish).
   std::uint32_t tiles_per_block = 0;

@@ -102,14 +102,6 @@ class KernelEmulator {
     return pass_args(launches.back(), data, rows, batch, true, skip_starts);
   }
 
-  // The arguments of forward pass `index` over `data`, as
-  // ntt::forward_batch_first_pass returns them for the first.
-  ntt::gpu::PassArgs<Word> forward_pass_args(std::vector<std::uint64_t>& data, ntt::RowRange rows, std::size_t batch,
-                                             std::size_t index, const std::uint32_t* skip_starts = nullptr) const {
-    return pass_args(ntt::gpu::make_pass_launches(backend_, schedule_, true).at(index), data, rows, batch, true,
-                     skip_starts);
-  }
-
  private:
   std::size_t n() const { return std::size_t{1} << log_n_; }
 
