@@ -228,9 +228,13 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   const cuda::LevelConstants& c = level_constants(level);
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   const std::size_t ext_rows = rows + p_rows_;
-  FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
-  plan_.inverse(coefficients_.data(), {static_cast<std::size_t>(level), rows},
-                {stream()});
+  // The input's rows to coefficient form in the workspace; the input stays
+  // in NTT form (the digits' own rows are read from it).
+  const ntt::RowRange q_range{static_cast<std::size_t>(level), rows};
+  if (!ntt::inverse_batch_out_of_place(plan_, input, coefficients_.data(), q_range, 1, {stream()})) {
+    FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
+    plan_.inverse(coefficients_.data(), q_range, {stream()});
+  }
   // Every digit's ModUp in one launch (grid.y = digit), to the rows
   // other than its own.
   std::uint64_t* ext = extended_.data();

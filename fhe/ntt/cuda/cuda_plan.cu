@@ -157,6 +157,23 @@ class CudaPlan final : public NttPlan {
     }
   }
 
+  // inverse_batch_out_of_place (cuda_plans.h).
+  bool inverse_out_of_place(const std::uint64_t* source, std::uint64_t* data, RowRange rows, std::size_t batch,
+                            cudaStream_t stream) const {
+    check_rows(rows);
+    if (inverse_launches_.empty() || inverse_launches_.front().kernel != gpu::KernelKind::shared_region) {
+      return false;
+    }
+    if (rows.count == 0 || batch == 0) return true;
+    fhe::cuda::DeviceGuard guard(device_index_);
+    if (word_ == WordType::int64) {
+      enqueue_passes(tables64_, data, rows, batch, stream, false, inverse_launches_.size(), nullptr, source);
+    } else {
+      enqueue_passes(tables32_, data, rows, batch, stream, false, inverse_launches_.size(), nullptr, source);
+    }
+    return true;
+  }
+
   // forward_batch_before_region (cuda_plans.h).
   std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows, std::size_t batch,
                                                           cudaStream_t stream,
@@ -186,11 +203,13 @@ class CudaPlan final : public NttPlan {
 
  private:
   // The first `launch_count` passes of the direction's schedule (the
-  // indexed stages of radix2_indexed transform skipped rows too).
+  // indexed stages of radix2_indexed transform skipped rows too); the
+  // first reads `first_source` when it is given (an out-of-place inverse,
+  // whose first pass is the shared region).
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
                       std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
-                      const std::uint32_t* skip_starts) const {
+                      const std::uint32_t* skip_starts, const std::uint64_t* first_source = nullptr) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const std::size_t data_rows = rows.count * batch;
     for (std::size_t i = 0; i < launch_count; ++i) {
@@ -204,7 +223,8 @@ class CudaPlan final : public NttPlan {
             tables.stride, index_entries_.data(), rows, log_n());
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
-        const gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward, skip_starts);
+        gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward, skip_starts);
+        if (i == 0) args.source = first_source;
         if (launch.kernel == gpu::KernelKind::global_pass) {
           status = gpu::launch_global_pass(args, forward, shape, stream);
         } else {
@@ -264,6 +284,13 @@ std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& pla
   if (!cuda_plan) return std::nullopt;
   return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native),
                                           skip_starts);
+}
+
+bool inverse_batch_out_of_place(const NttPlan& plan, const std::uint64_t* source, std::uint64_t* data,
+                                RowRange rows, std::size_t batch, StreamHandle stream) {
+  const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
+  if (!cuda_plan) return false;
+  return cuda_plan->inverse_out_of_place(source, data, rows, batch, static_cast<cudaStream_t>(stream.native));
 }
 
 void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,

@@ -208,7 +208,17 @@ struct PassArgs {
   // block. A device array of batch_count + 1 entries; null skips nothing.
   // Such rows hold unspecified words afterwards.
   const std::uint32_t* skip_starts = nullptr;
+  // The input rows of an inverse transform run out of place (same layout
+  // as `data`): its first launch, the shared-memory region, reads them and
+  // writes `data`, so the caller needs no copy. Null: in place.
+  const std::uint64_t* source = nullptr;
 };
+
+// The words a launch reads: `source` when it is set, else `data`.
+template <typename Word>
+FHE_HD const std::uint64_t* input_words(const PassArgs<Word>& a) {
+  return a.source != nullptr ? a.source : a.data;
+}
 
 // A plan's last forward pass when it is the shared-memory region, for a
 // kernel that runs the region itself on tiles of its choosing (the

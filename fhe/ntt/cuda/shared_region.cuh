@@ -215,7 +215,8 @@ FHE_HD void for_each_tile_pair(const PassArgs<Word>& a, Word* shared, std::uint3
 }
 
 // Moves the block's tiles between shared and global memory as coalesced
-// 16-byte pairs (forward phase 3 stores, inverse phase 1 loads).
+// 16-byte pairs (forward phase 3 stores, inverse phase 1 loads, from
+// `source` when the inverse runs out of place).
 template <typename Word, bool Store>
 FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                        std::uint32_t tiles_per_block, std::uint32_t thread) {
@@ -226,7 +227,7 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
                          store_two(a.data + offset, first, second);
                        } else {
                          std::uint64_t x, y;
-                         load_two(a.data + offset, x, y);
+                         load_two(input_words(a) + offset, x, y);
                          first = static_cast<Word>(x);
                          second = static_cast<Word>(y);
                        }

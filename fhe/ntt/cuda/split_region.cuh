@@ -144,7 +144,8 @@ FHE_HD void split_forward_last(const PassArgs<Word>& a, Word* shared, std::uint3
   });
 }
 
-// Inverse phase 1: words 8 T + i from global memory, local stages 7-6.
+// Inverse phase 1: words 8 T + i from global memory (`source` when the
+// inverse runs out of place), local stages 7-6.
 template <typename Word>
 FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                 std::uint32_t tiles_per_block, std::uint32_t thread) {
@@ -155,7 +156,7 @@ FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint
     StageTwiddles<Word, kSplitRoundBits> tw;
     load_split_round_twiddles<5, 0>(tw, a, th, ar);
     wait_for_previous_kernel();  // the data is the previous pass's output
-    const std::uint64_t* tile = tile_data(a, th);
+    const std::uint64_t* tile = input_words(a) + static_cast<std::size_t>(th.global_tile) * kTileWords;
     Word v[1][kSplitWordsPerThread];
 #pragma unroll
     for (int i = 0; i < kSplitWordsPerThread; i += 2) {

@@ -39,9 +39,12 @@ class KernelEmulator {
   // Transforms `batch` blocks of rows.count rows of `data` (each block plan
   // rows rows.first...) in place, as NttPlan::forward_batch does; only the
   // first `launch_count` passes when it is given, leaving the rows of
-  // skip_starts (host memory here) where the kernels do.
+  // skip_starts (host memory here) where the kernels do. With
+  // first_source, the first pass reads it instead of `data` (the CUDA
+  // plan's out-of-place inverse).
   void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward, std::size_t batch = 1,
-           std::size_t launch_count = SIZE_MAX, const std::uint32_t* skip_starts = nullptr) {
+           std::size_t launch_count = SIZE_MAX, const std::uint32_t* skip_starts = nullptr,
+           const std::uint64_t* first_source = nullptr) {
     const std::size_t data_rows = rows.count * batch;
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, forward);
     for (std::size_t i = 0; i < launches.size() && i < launch_count; ++i) {
@@ -64,7 +67,8 @@ class KernelEmulator {
         });
         continue;
       }
-      const ntt::gpu::PassArgs<Word> args = pass_args(launch, data, rows, batch, forward, skip_starts);
+      ntt::gpu::PassArgs<Word> args = pass_args(launch, data, rows, batch, forward, skip_starts);
+      if (i == 0) args.source = first_source;
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
         run_global_pass(args, shape, forward);
       } else {

@@ -18,6 +18,7 @@
 #if FHELIUM_HAS_CUDA
 #include "fhe/cuda/device_buffer.h"
 #include "fhe/cuda/stream.h"
+#include "fhe/ntt/cuda/cuda_plans.h"
 #endif
 
 namespace {
@@ -181,6 +182,47 @@ TEST(NttCuda, BatchedBlocksMatchTheOracle) {
   }
 }
 #endif
+
+// inverse_batch_out_of_place: the words of the in-place inverse in the
+// destination, the source untouched; radix2_indexed (no region first)
+// declines and enqueues nothing.
+TEST(NttCuda, InverseOutOfPlaceMatchesTheOracle) {
+  SKIP_WITHOUT_GPU();
+  constexpr std::size_t kBatch = 2;
+  for (const char* preset_name : {"test-slots2048-scale40-levels6-int64",
+                                  "test-slots2048-scale25-levels4-int32"}) {
+    const fhe::Preset& preset = fhe::preset_by_name(preset_name);
+    const Words moduli = preset.qp_primes();
+    auto oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, moduli, preset.word);
+    const RowRange rows = fhe::ntt::level_rows(preset, 1);
+    Words input;
+    for (std::size_t b = 0; b < kBatch; ++b) {
+      const Words block = fhe::ntt::random_rows(*oracle, rows, 500 + b);
+      input.insert(input.end(), block.begin(), block.end());
+    }
+    Words expected = input;
+    oracle->inverse_batch(expected.data(), rows, kBatch);
+    for (const auto& backend : fhe::ntt::all_backends()) {
+      if (!fhe::ntt::compatibility(backend, preset.log_n).compatible) continue;
+      auto plan = fhe::ntt::make_plan(backend.name, kGpu, preset.log_n, moduli, preset.word);
+      fhe::cuda::Stream stream;
+      fhe::cuda::DeviceBuffer<std::uint64_t> source(input.size()), destination(input.size());
+      source.upload(input);
+      destination.upload(Words(input.size(), 12345));
+      const bool ran = fhe::ntt::inverse_batch_out_of_place(*plan, source.data(), destination.data(), rows, kBatch,
+                                                            {stream.get()});
+      stream.synchronize();
+      EXPECT_EQ(count_mismatches(source.download(), input), 0u) << backend.name << ": the source changed";
+      if (backend.name == fhe::ntt::kOracleBackend) {
+        EXPECT_FALSE(ran);
+        EXPECT_EQ(count_mismatches(destination.download(), Words(input.size(), 12345)), 0u);
+        continue;
+      }
+      EXPECT_TRUE(ran) << backend.name;
+      EXPECT_EQ(count_mismatches(destination.download(), expected), 0u) << backend.name << " out of place";
+    }
+  }
+}
 
 TEST(NttCuda, DescribeReportsKernelsAndResources) {
   SKIP_WITHOUT_GPU();

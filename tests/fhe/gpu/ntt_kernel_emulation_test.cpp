@@ -118,6 +118,58 @@ TEST(NttKernelEmulation, BatchedForwardSkipsTheGivenRows) {
   EXPECT_EQ(checked, 6 * 2);  // every backend but radix2_indexed at logN 12
 }
 
+// The inverse run out of place (ntt::inverse_batch_out_of_place: its
+// first launch, the shared region, reads `source`): the in-place inverse's
+// words in `data`, whatever `data` held, and `source` untouched; with the
+// split region kernels (few rows on a large device) and without, 64- and
+// 32-bit words, a batch of two blocks.
+TEST(NttKernelEmulation, InverseOutOfPlaceMatchesInPlace) {
+  using fhe::testing::ntt_moduli;
+  int checked = 0;
+  for (int log_n : {10, 12}) {
+    for (const auto& backend : fhe::ntt::all_backends()) {
+      if (!fhe::ntt::compatibility(backend, log_n).compatible || backend.name == "radix2_indexed") continue;
+      for (const bool wide : {true, false}) {
+        const auto moduli = wide ? ntt_moduli(log_n, 3, 60) : ntt_moduli(log_n, 3, 28);
+        auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli,
+                                          wide ? fhe::WordType::int64 : fhe::WordType::int32);
+        const RowRange rows{1, 2};
+        const std::size_t batch = 2;
+        std::vector<std::uint64_t> source;
+        for (std::size_t b = 0; b < batch; ++b) {
+          const auto block = fhe::ntt::random_rows(*oracle, rows, 60 + log_n + b);
+          source.insert(source.end(), block.begin(), block.end());
+        }
+        const std::vector<std::uint64_t> kept = source;
+        for (const int sm_count : {132, 1}) {
+          const auto run = [&](std::vector<std::uint64_t>& data, const std::uint64_t* from) {
+            if (wide) {
+              fhe::testing::KernelEmulator<std::uint64_t>(backend, log_n, moduli, sm_count)
+                  .run(data, rows, false, batch, SIZE_MAX, nullptr, from);
+            } else {
+              fhe::testing::KernelEmulator<std::uint32_t>(backend, log_n, moduli, sm_count)
+                  .run(data, rows, false, batch, SIZE_MAX, nullptr, from);
+            }
+          };
+          std::vector<std::uint64_t> expected = source;
+          run(expected, nullptr);
+          std::mt19937_64 garbage(5);
+          std::vector<std::uint64_t> actual(source.size());
+          for (auto& w : actual) w = garbage();
+          run(actual, source.data());
+          EXPECT_TRUE(actual == expected) << backend.name << ", logN " << log_n << ", wide " << wide << ", sm "
+                                          << sm_count;
+          EXPECT_TRUE(source == kept) << backend.name << ": the source was written";
+          ++checked;
+        }
+      }
+    }
+  }
+  // logN 10: 4 backends with a region (radix4 too); logN 12: 6 (radix8,
+  // radix16 too); each 64- and 32-bit on two devices.
+  EXPECT_EQ(checked, (4 + 6) * 2 * 2);
+}
+
 // The double-precision rows' bounds (fp64_arith.cuh) where they are
 // tightest: logN 17 (the most passes, each adding its store bias), a
 // prime just below 2^42 beside a 60-bit one, and inputs at the top of the
