@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -44,6 +45,29 @@ std::size_t count_mismatches(const Words& a, const Words& b) {
   for (std::size_t i = 0; i < a.size(); ++i) count += a[i] != b[i];
   return count + (a.size() > b.size() ? a.size() - b.size() : b.size() - a.size());
 }
+
+// `batch` blocks of a preset's rows at `level`, random words of the oracle's
+// primes: the input of the batched tests, for the 64- and 32-bit test presets.
+struct BatchInput {
+  const fhe::Preset& preset;
+  Words moduli;
+  std::unique_ptr<fhe::ntt::NttPlan> oracle;
+  RowRange rows;
+  Words words;
+};
+
+BatchInput batch_input(const char* preset_name, int level, std::size_t batch, std::uint64_t seed) {
+  const fhe::Preset& preset = fhe::preset_by_name(preset_name);
+  BatchInput in{preset, preset.qp_primes(), nullptr, fhe::ntt::level_rows(preset, level), {}};
+  in.oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, in.moduli, preset.word);
+  for (std::size_t b = 0; b < batch; ++b) {
+    const Words block = fhe::ntt::random_rows(*in.oracle, in.rows, seed + b);
+    in.words.insert(in.words.end(), block.begin(), block.end());
+  }
+  return in;
+}
+
+constexpr const char* kBatchPresets[] = {"test-slots2048-scale40-levels6-int64", "test-slots2048-scale25-levels4-int32"};
 
 class NttCudaPreset : public ::testing::TestWithParam<std::string> {};
 
@@ -153,29 +177,21 @@ TEST(NttCuda, ForwardAndInverseCaptureIntoGraphs) {
 TEST(NttCuda, BatchedBlocksMatchTheOracle) {
   SKIP_WITHOUT_GPU();
   constexpr std::size_t kBatch = 4;
-  for (const char* preset_name : {"test-slots2048-scale40-levels6-int64",
-                                  "test-slots2048-scale25-levels4-int32"}) {
-    const fhe::Preset& preset = fhe::preset_by_name(preset_name);
-    const Words moduli = preset.qp_primes();
-    auto oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, moduli, preset.word);
-    const RowRange rows = fhe::ntt::level_rows(preset, 2);
-    Words input;
-    for (std::size_t b = 0; b < kBatch; ++b) {
-      const Words block = fhe::ntt::random_rows(*oracle, rows, 300 + b);
-      input.insert(input.end(), block.begin(), block.end());
-    }
+  for (const char* preset_name : kBatchPresets) {
+    const BatchInput in = batch_input(preset_name, 2, kBatch, 300);
+    const Words& input = in.words;
     Words expected = input;
-    oracle->forward_batch(expected.data(), rows, kBatch);
+    in.oracle->forward_batch(expected.data(), in.rows, kBatch);
     for (const auto& backend : fhe::ntt::all_backends()) {
-      if (!fhe::ntt::compatibility(backend, preset.log_n).compatible) continue;
-      auto plan = fhe::ntt::make_plan(backend.name, kGpu, preset.log_n, moduli, preset.word);
+      if (!fhe::ntt::compatibility(backend, in.preset.log_n).compatible) continue;
+      auto plan = fhe::ntt::make_plan(backend.name, kGpu, in.preset.log_n, in.moduli, in.preset.word);
       fhe::cuda::Stream stream;
       fhe::cuda::DeviceBuffer<std::uint64_t> buffer(input.size());
       buffer.upload(input);
-      plan->forward_batch(buffer.data(), rows, kBatch, {stream.get()});
+      plan->forward_batch(buffer.data(), in.rows, kBatch, {stream.get()});
       stream.synchronize();
       EXPECT_EQ(count_mismatches(buffer.download(), expected), 0u) << backend.name << " forward";
-      plan->inverse_batch(buffer.data(), rows, kBatch, {stream.get()});
+      plan->inverse_batch(buffer.data(), in.rows, kBatch, {stream.get()});
       stream.synchronize();
       EXPECT_EQ(count_mismatches(buffer.download(), input), 0u) << backend.name << " inverse";
     }
@@ -189,33 +205,26 @@ TEST(NttCuda, BatchedBlocksMatchTheOracle) {
 TEST(NttCuda, InverseOutOfPlaceMatchesTheOracle) {
   SKIP_WITHOUT_GPU();
   constexpr std::size_t kBatch = 2;
-  for (const char* preset_name : {"test-slots2048-scale40-levels6-int64",
-                                  "test-slots2048-scale25-levels4-int32"}) {
-    const fhe::Preset& preset = fhe::preset_by_name(preset_name);
-    const Words moduli = preset.qp_primes();
-    auto oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, moduli, preset.word);
-    const RowRange rows = fhe::ntt::level_rows(preset, 1);
-    Words input;
-    for (std::size_t b = 0; b < kBatch; ++b) {
-      const Words block = fhe::ntt::random_rows(*oracle, rows, 500 + b);
-      input.insert(input.end(), block.begin(), block.end());
-    }
+  for (const char* preset_name : kBatchPresets) {
+    const BatchInput in = batch_input(preset_name, 1, kBatch, 500);
+    const Words& input = in.words;
+    const Words filler(input.size(), 12345);
     Words expected = input;
-    oracle->inverse_batch(expected.data(), rows, kBatch);
+    in.oracle->inverse_batch(expected.data(), in.rows, kBatch);
     for (const auto& backend : fhe::ntt::all_backends()) {
-      if (!fhe::ntt::compatibility(backend, preset.log_n).compatible) continue;
-      auto plan = fhe::ntt::make_plan(backend.name, kGpu, preset.log_n, moduli, preset.word);
+      if (!fhe::ntt::compatibility(backend, in.preset.log_n).compatible) continue;
+      auto plan = fhe::ntt::make_plan(backend.name, kGpu, in.preset.log_n, in.moduli, in.preset.word);
       fhe::cuda::Stream stream;
       fhe::cuda::DeviceBuffer<std::uint64_t> source(input.size()), destination(input.size());
       source.upload(input);
-      destination.upload(Words(input.size(), 12345));
-      const bool ran = fhe::ntt::inverse_batch_out_of_place(*plan, source.data(), destination.data(), rows, kBatch,
+      destination.upload(filler);
+      const bool ran = fhe::ntt::inverse_batch_out_of_place(*plan, source.data(), destination.data(), in.rows, kBatch,
                                                             {stream.get()});
       stream.synchronize();
       EXPECT_EQ(count_mismatches(source.download(), input), 0u) << backend.name << ": the source changed";
       if (backend.name == fhe::ntt::kOracleBackend) {
         EXPECT_FALSE(ran);
-        EXPECT_EQ(count_mismatches(destination.download(), Words(input.size(), 12345)), 0u);
+        EXPECT_EQ(count_mismatches(destination.download(), filler), 0u);
         continue;
       }
       EXPECT_TRUE(ran) << backend.name;
