@@ -46,29 +46,6 @@ std::size_t count_mismatches(const Words& a, const Words& b) {
   return count + (a.size() > b.size() ? a.size() - b.size() : b.size() - a.size());
 }
 
-// `batch` blocks of a preset's rows at `level`, random words of the oracle's
-// primes: the input of the batched tests, for the 64- and 32-bit test presets.
-struct BatchInput {
-  const fhe::Preset& preset;
-  Words moduli;
-  std::unique_ptr<fhe::ntt::NttPlan> oracle;
-  RowRange rows;
-  Words words;
-};
-
-BatchInput batch_input(const char* preset_name, int level, std::size_t batch, std::uint64_t seed) {
-  const fhe::Preset& preset = fhe::preset_by_name(preset_name);
-  BatchInput in{preset, preset.qp_primes(), nullptr, fhe::ntt::level_rows(preset, level), {}};
-  in.oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, in.moduli, preset.word);
-  for (std::size_t b = 0; b < batch; ++b) {
-    const Words block = fhe::ntt::random_rows(*in.oracle, in.rows, seed + b);
-    in.words.insert(in.words.end(), block.begin(), block.end());
-  }
-  return in;
-}
-
-constexpr const char* kBatchPresets[] = {"test-slots2048-scale40-levels6-int64", "test-slots2048-scale25-levels4-int32"};
-
 class NttCudaPreset : public ::testing::TestWithParam<std::string> {};
 
 // The oracle transforms all QP rows once; each level's rows are a slice,
@@ -125,6 +102,29 @@ INSTANTIATE_TEST_SUITE_P(AllPresets, NttCudaPreset, ::testing::ValuesIn(preset_n
                          });
 
 #if FHELIUM_HAS_CUDA
+// `batch` blocks of a preset's rows at `level`, random words of the oracle's
+// primes: the input of the batched tests, for the 64- and 32-bit test presets.
+struct BatchInput {
+  const fhe::Preset& preset;
+  Words moduli;
+  std::unique_ptr<fhe::ntt::NttPlan> oracle;
+  RowRange rows;
+  Words words;
+};
+
+BatchInput batch_input(const char* preset_name, int level, std::size_t batch, std::uint64_t seed) {
+  const fhe::Preset& preset = fhe::preset_by_name(preset_name);
+  BatchInput in{preset, preset.qp_primes(), nullptr, fhe::ntt::level_rows(preset, level), {}};
+  in.oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, in.moduli, preset.word);
+  for (std::size_t b = 0; b < batch; ++b) {
+    const Words block = fhe::ntt::random_rows(*in.oracle, in.rows, seed + b);
+    in.words.insert(in.words.end(), block.begin(), block.end());
+  }
+  return in;
+}
+
+constexpr const char* kBatchPresets[] = {"test-slots2048-scale40-levels6-int64", "test-slots2048-scale25-levels4-int32"};
+
 // A forward() or inverse() that synchronised or allocated would break the
 // capture; replaying the graph must still give the oracle's words.
 TEST(NttCuda, ForwardAndInverseCaptureIntoGraphs) {
@@ -197,7 +197,6 @@ TEST(NttCuda, BatchedBlocksMatchTheOracle) {
     }
   }
 }
-#endif
 
 // inverse_batch_out_of_place: the words of the in-place inverse in the
 // destination, the source untouched; radix2_indexed (no region first)
@@ -232,6 +231,7 @@ TEST(NttCuda, InverseOutOfPlaceMatchesTheOracle) {
     }
   }
 }
+#endif
 
 TEST(NttCuda, DescribeReportsKernelsAndResources) {
   SKIP_WITHOUT_GPU();
