@@ -456,16 +456,26 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
   out.level = a.level + 1;
   out.scale = a.scale / static_cast<double>(preset.q_primes[first]);
   cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
-  for (std::size_t p = 0; p < a.parts; ++p) {
-    // The dropped row (id level) to coefficient form, centered conversion to
-    // the kept rows, back to NTT form: RnsScaleDown::apply step for step.
-    FHE_CUDA_CHECK(cudaMemcpyAsync(dropped + p * n_, a.part(p), n_ * 8, cudaMemcpyDeviceToDevice, stream()));
-    items[p] = {a.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr};
-  }
+  for (std::size_t p = 0; p < a.parts; ++p) items[p] = {a.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr};
+  // RnsScaleDown::apply step for step: each part's dropped row (id level,
+  // its first) to coefficient form, the centred conversion to the kept rows,
+  // back to NTT form, the finish.
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(dropped, n_ * 8, a.data(), a.part_words() * 8, n_ * 8, a.parts,
+                                   cudaMemcpyDeviceToDevice, stream()));
   plan_.inverse_batch(dropped, {first, 1}, a.parts, {stream()});
+  // The conversion of one dropped prime is a centred lift, which the kept
+  // rows' first forward pass applies as it loads the dropped row: the kept
+  // rows are not written untransformed and read back.
+  ntt::gpu::CentredLift lift = c.rescale_lift;
+  lift.rows = dropped;
+  const ntt::RowRange kept_rows{first + 1, kept};
+  if (const auto region = ntt::forward_batch_before_region(plan_, conv, kept_rows, a.parts, {stream()}, nullptr, &lift)) {
+    cuda::launch_region_scale_down(*region, c.rescale, items, static_cast<int>(a.parts), stream());
+    return;
+  }
   cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
                           stream());
-  finish_scale_down(c.rescale, conv, {first + 1, kept}, items, a.parts);
+  finish_scale_down(c.rescale, conv, kept_rows, items, a.parts);
 }
 
 void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {

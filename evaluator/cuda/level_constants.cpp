@@ -119,6 +119,18 @@ DeviceScaleDown rebase(const RnsScaleDown& s, const ScaleDownOffsets& o, const s
   return d;
 }
 
+// The rescale's one-source conversion as centred lifts (ntt::gpu::CentredLift).
+std::vector<ntt::gpu::CentredLiftRow> centred_lift_rows(const RnsScaleDown& s) {
+  const BasisConversion& c = s.dropped_to_kept;
+  if (c.source_count() != 1) {
+    throw InvalidArgument("CUDA rescale: the dropped rows are " + std::to_string(c.source_count()) +
+                          " primes (one expected)");
+  }
+  std::vector<ntt::gpu::CentredLiftRow> rows;
+  for (const auto& p : c.target_moduli) rows.push_back(ntt::gpu::make_centred_lift_row(c.source_moduli[0].value, p.value));
+  return rows;
+}
+
 struct Layout {
   BlobBuilder blob;
   std::vector<ConversionOffsets> digits;
@@ -126,6 +138,7 @@ struct Layout {
   std::size_t own_row_starts = 0;
   ScaleDownOffsets mod_down{};
   ScaleDownOffsets rescale{};
+  std::size_t rescale_lift = 0;
 };
 
 // Where each digit's own rows start among the extended rows, and where the
@@ -153,7 +166,10 @@ Layout lay_out(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
       layout.blob.add(std::vector<DeviceConversion>(schedule.digits.size()));
   layout.own_row_starts = layout.blob.add(own_row_starts(schedule));
   layout.mod_down = add_scale_down(layout.blob, schedule.mod_down);
-  if (rescale) layout.rescale = add_scale_down(layout.blob, *rescale);
+  if (rescale) {
+    layout.rescale = add_scale_down(layout.blob, *rescale);
+    layout.rescale_lift = layout.blob.add(centred_lift_rows(*rescale));
+  }
   return layout;
 }
 
@@ -192,6 +208,8 @@ LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const R
   if (rescale) {
     out.rescale = rebase(*rescale, layout.rescale, base);
     out.has_rescale = true;
+    out.rescale_lift.constants = reinterpret_cast<const ntt::gpu::CentredLiftRow*>(base + layout.rescale_lift);
+    out.rescale_lift.half = rescale->dropped_to_kept.source_moduli[0].value / 2;
   }
   out.blob.upload(layout.blob.bytes());
   return out;

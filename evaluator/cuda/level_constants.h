@@ -12,6 +12,7 @@
 #include "evaluator/key_switch_schedule.h"
 #include "evaluator/rns_scale_down.h"
 #include "fhe/cuda/device_buffer.h"
+#include "fhe/ntt/cuda/kernel_params.h"
 
 namespace fhe::cuda {
 
@@ -27,6 +28,10 @@ struct LevelConstants {
   DeviceScaleDown mod_down;                  // extended rows -> rows level..L
   DeviceScaleDown rescale;                   // drop row `level` (unset at the last level)
   bool has_rescale = false;
+  // The rescale's conversion as the kept rows' forward transform loads it
+  // (the dropped row is one source): constants and half set, rows left to
+  // the caller.
+  ntt::gpu::CentredLift rescale_lift{};
   DeviceBuffer<std::uint8_t> blob;           // owns every pointer above
 };
 

@@ -176,11 +176,12 @@ class CudaPlan final : public NttPlan {
 
   // forward_batch_before_region (cuda_plans.h).
   std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows, std::size_t batch,
-                                                          cudaStream_t stream,
-                                                          const std::uint32_t* skip_starts) const {
+                                                          cudaStream_t stream, const std::uint32_t* skip_starts,
+                                                          const gpu::CentredLift* lift) const {
     check_rows(rows);
-    if (rows.count == 0 || batch == 0 || forward_launches_.empty() ||
-        forward_launches_.back().kernel != gpu::KernelKind::shared_region) {
+    if (rows.count == 0 || batch == 0 || forward_launches_.size() < std::size_t{lift ? 2u : 1u} ||
+        forward_launches_.back().kernel != gpu::KernelKind::shared_region ||
+        (lift && forward_launches_.front().kernel != gpu::KernelKind::global_pass)) {
       return std::nullopt;
     }
     fhe::cuda::DeviceGuard guard(device_index_);
@@ -192,10 +193,10 @@ class CudaPlan final : public NttPlan {
                                                region.is_wide ? 8 : 4, false)
                                  .tiles_per_block;
     if (region.is_wide) {
-      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts);
+      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
       region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts);
+      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
       region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true, skip_starts);
     }
     return region;
@@ -205,11 +206,13 @@ class CudaPlan final : public NttPlan {
   // The first `launch_count` passes of the direction's schedule (the
   // indexed stages of radix2_indexed transform skipped rows too); the
   // first reads `first_source` when it is given (an out-of-place inverse,
-  // whose first pass is the shared region).
+  // whose first pass is the shared region) or lifts `first_lift`'s rows (a
+  // forward whose first pass is a global pass).
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
                       std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
-                      const std::uint32_t* skip_starts, const std::uint64_t* first_source = nullptr) const {
+                      const std::uint32_t* skip_starts, const std::uint64_t* first_source = nullptr,
+                      const gpu::CentredLift* first_lift = nullptr) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const std::size_t data_rows = rows.count * batch;
     for (std::size_t i = 0; i < launch_count; ++i) {
@@ -224,7 +227,10 @@ class CudaPlan final : public NttPlan {
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
         gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward, skip_starts);
-        if (i == 0) args.source = first_source;
+        if (i == 0) {
+          args.source = first_source;
+          if (first_lift) args.lift = *first_lift;
+        }
         if (launch.kernel == gpu::KernelKind::global_pass) {
           status = gpu::launch_global_pass(args, forward, shape, stream);
         } else {
@@ -279,11 +285,12 @@ class CudaPlan final : public NttPlan {
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
                                                               StreamHandle stream,
-                                                              const std::uint32_t* skip_starts) {
+                                                              const std::uint32_t* skip_starts,
+                                                              const gpu::CentredLift* lift) {
   const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
   if (!cuda_plan) return std::nullopt;
   return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native),
-                                          skip_starts);
+                                          skip_starts, lift);
 }
 
 bool inverse_batch_out_of_place(const NttPlan& plan, const std::uint64_t* source, std::uint64_t* data,

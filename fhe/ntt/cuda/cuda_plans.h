@@ -34,10 +34,15 @@ void cuda_transform_host_data(const NttPlan& plan, std::vector<std::uint64_t>& d
 // plans (radix2_indexed has no region; CPU plans). With skip_starts (a
 // device array, gpu::PassArgs::skip_starts), the passes may leave those
 // rows of each block untransformed, and the region's arguments carry it.
+// With `lift`, the transform's input is not `data` but lift's rows lifted
+// to each row's prime (gpu::CentredLift): the first pass forms the words as
+// it loads them, so nobody writes them untransformed; then the forward must
+// also start with a global pass, else nullopt.
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
                                                               StreamHandle stream,
-                                                              const std::uint32_t* skip_starts = nullptr);
+                                                              const std::uint32_t* skip_starts = nullptr,
+                                                              const gpu::CentredLift* lift = nullptr);
 
 // inverse_batch(data, rows, batch) of `source`'s words (the same layout,
 // not overlapping `data`) with the result in `data`, `source` unchanged,

@@ -50,6 +50,32 @@ FHE_HD PassColumn locate_pass_column(const PassArgs<Word>& a, std::uint32_t row,
   return {base, stride_log, block, plan_row_of(a, row)};
 }
 
+// A lifted first launch (PassArgs::lift) reads an item's column in its
+// batch block's source row and lifts each word to the row's prime as it
+// loads it. The kernels take this as a template flag (Lifted), so every
+// other pass compiles as if it did not exist.
+struct LiftedColumn {
+  const std::uint64_t* base;  // word k of lane l at base + l + k * 2^stride_log
+  CentredLiftRow lift;
+  std::uint64_t half, q;
+};
+
+template <typename Word>
+FHE_HD LiftedColumn locate_lifted_column(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col,
+                                         Word q) {
+  const std::uint32_t block = a.batch_rows.quotient(row);
+  const std::size_t column = static_cast<std::size_t>(col.base - a.data) & ((std::size_t{1} << a.log_n) - 1);
+  return {a.lift.rows + (static_cast<std::size_t>(block) << a.log_n) + column,
+          a.lift.constants[row - block * a.batch_rows.value], a.lift.half, q};
+}
+
+// The column's words as a pass loads them: the words at `base`, lifted when Lifted.
+template <bool Lifted>
+FHE_HD std::uint64_t pass_input(const LiftedColumn& lifted, std::uint64_t x) {
+  if constexpr (Lifted) return centred_lift(x, lifted.half, lifted.lift, lifted.q);
+  return x;
+}
+
 // The twiddles of stages 0..Count-1 of the pass for its block. Every global
 // pass (one group or one digit) has them side by side; make_pass_launches
 // checks it.
@@ -66,9 +92,10 @@ FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Wo
   });
 }
 
-template <typename Word, int G, bool Forward, bool Split = false>
+template <typename Word, int G, bool Forward, bool Split = false, bool Lifted = false>
 FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
   static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
+  static_assert(Forward || !Lifted, "only a forward transform is lifted");
   if (skipped_row(a, row)) return;
   constexpr int kSpan = 1 << G;
   constexpr int kLanes = kGlobalPassLayout<Word, G, Split>.lanes;
@@ -78,18 +105,20 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
     StageTwiddles<Word, G> tw;
     load_pass_twiddles<Word, G>(tw, a, col, ar);
 
+    LiftedColumn lifted{col.base, {}, 0, 0};
+    if constexpr (Lifted) lifted = locate_lifted_column(a, row, col, c.q);
     wait_for_previous_kernel();  // the data is the previous pass's output
     Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
 #pragma unroll
     for (int k = 0; k < kSpan; ++k) {
-      const std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
+      const std::uint64_t* p = lifted.base + (static_cast<std::size_t>(k) << col.stride_log);
       if constexpr (kLanes == 2) {
         std::uint64_t first, second;
         load_two(p, first, second);
-        v[0][k] = ar.loaded(first);
-        v[1][k] = ar.loaded(second);
+        v[0][k] = ar.loaded(pass_input<Lifted>(lifted, first));
+        v[1][k] = ar.loaded(pass_input<Lifted>(lifted, second));
       } else {
-        v[0][k] = ar.loaded(*p);
+        v[0][k] = ar.loaded(pass_input<Lifted>(lifted, *p));
       }
     }
 
@@ -165,10 +194,11 @@ FHE_HD void paired_stage_cross(Word& first, Word& second, TwiddlePair<Word> w, c
 
 // First half: twiddles, the data, the stages before the trade; posts the
 // traded words.
-template <typename Word, int G, bool Forward>
+template <typename Word, int G, bool Forward, bool Lifted = false>
 FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item,
                              PairedPassState<Word, G>& st, Word* mailbox, std::uint32_t block_threads,
                              std::uint32_t thread) {
+  static_assert(Forward || !Lifted, "only a forward transform is lifted");
   constexpr int kQuarter = PairedPassState<Word, G>::kQuarter;
   st.active = item < global_pass_items_per_row<Word, G, true>(a.log_n) && !skipped_row(a, row);
   if (!st.active) return;
@@ -181,13 +211,17 @@ FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::ui
 #pragma unroll
     for (int m = 0; m < kQuarter; ++m) st.cross[m] = ar.twiddle(pass_twiddles(a, st.col), cross + 2 * m);
 
+    LiftedColumn lifted{st.col.base, {}, 0, 0};
+    if constexpr (Lifted) lifted = locate_lifted_column(a, row, st.col, st.c.q);
     wait_for_previous_kernel();  // the data is the previous pass's output
-    const auto at = [&](int k) { return st.col.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
+    const auto at = [&](int k) { return lifted.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
     Word post[kQuarter];
     if constexpr (Forward) {
       Word v[1][2 * kQuarter];
 #pragma unroll
-      for (int j = 0; j < 2 * kQuarter; ++j) v[0][j] = ar.loaded(*at(2 * j + static_cast<int>(st.h)));
+      for (int j = 0; j < 2 * kQuarter; ++j) {
+        v[0][j] = ar.loaded(pass_input<Lifted>(lifted, *at(2 * j + static_cast<int>(st.h))));
+      }
       paired_stages_local<Word, G, true>(v, a, st, ar);
 #pragma unroll
       for (int m = 0; m < kQuarter; ++m) {

@@ -6,7 +6,7 @@
 namespace fhe::ntt::gpu {
 namespace {
 
-template <typename Word, int G, bool Forward, bool Split, int MinBlocks>
+template <typename Word, int G, bool Forward, bool Split, int MinBlocks, bool Lifted>
 __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(PassArgs<Word> args) {
   allow_next_kernel_launch();
   const std::uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
@@ -15,12 +15,12 @@ __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(P
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     Word* mailbox = reinterpret_cast<Word*>(shared_bytes);
     PairedPassState<Word, G> state;
-    paired_pass_send<Word, G, Forward>(args, row, item, state, mailbox, blockDim.x, threadIdx.x);
+    paired_pass_send<Word, G, Forward, Lifted>(args, row, item, state, mailbox, blockDim.x, threadIdx.x);
     __syncthreads();
     paired_pass_receive<Word, G, Forward>(args, state, mailbox, blockDim.x, threadIdx.x);
   } else {
     if (item >= global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
-    global_pass_item<Word, G, Forward, Split>(args, row, item);
+    global_pass_item<Word, G, Forward, Split, Lifted>(args, row, item);
   }
 }
 
@@ -28,32 +28,41 @@ template <typename Word>
 using GlobalPassKernel = void (*)(PassArgs<Word>);
 
 // Split launches (LaunchShape::split, which are latency-shaped: the latency
-// cap), throughput launches and the other latency launches.
+// cap), throughput launches and the other latency launches. A lifted first
+// pass (a forward's, PassArgs::lift) has its own kernels, the split one and
+// one at the latency cap (its lifts take registers of their own).
 template <typename Word, int G, bool Forward>
-GlobalPassKernel<Word> select_cap(const LaunchShape& shape) {
+GlobalPassKernel<Word> select_cap(const LaunchShape& shape, bool lifted) {
   constexpr int latency = global_pass_min_blocks<Word, G, Forward>(false);
   constexpr int many = global_pass_min_blocks<Word, G, Forward>(true);
-  if (shape.split) return ntt_global_pass<Word, G, Forward, true, latency>;
-  return shape.throughput ? ntt_global_pass<Word, G, Forward, false, many>
-                          : ntt_global_pass<Word, G, Forward, false, latency>;
+  if constexpr (Forward) {
+    if (lifted) {
+      return shape.split ? ntt_global_pass<Word, G, true, true, latency, true>
+                         : ntt_global_pass<Word, G, true, false, latency, true>;
+    }
+  }
+  if (shape.split) return ntt_global_pass<Word, G, Forward, true, latency, false>;
+  return shape.throughput ? ntt_global_pass<Word, G, Forward, false, many, false>
+                          : ntt_global_pass<Word, G, Forward, false, latency, false>;
 }
 
 template <typename Word, bool Forward>
-GlobalPassKernel<Word> select_direction(int stage_count, const LaunchShape& shape) {
+GlobalPassKernel<Word> select_direction(int stage_count, const LaunchShape& shape, bool lifted) {
   switch (stage_count) {
-    case 1: return select_cap<Word, 1, Forward>(shape);
-    case 2: return select_cap<Word, 2, Forward>(shape);
-    case 3: return select_cap<Word, 3, Forward>(shape);
-    case 4: return select_cap<Word, 4, Forward>(shape);
+    case 1: return select_cap<Word, 1, Forward>(shape, lifted);
+    case 2: return select_cap<Word, 2, Forward>(shape, lifted);
+    case 3: return select_cap<Word, 3, Forward>(shape, lifted);
+    case 4: return select_cap<Word, 4, Forward>(shape, lifted);
   }
   throw InvalidArgument("global NTT pass of " + std::to_string(stage_count) +
                         " stages (the kernels fuse 1 to 4)");
 }
 
 template <typename Word>
-GlobalPassKernel<Word> select_kernel(int stage_count, bool forward, const LaunchShape& shape) {
-  return forward ? select_direction<Word, true>(stage_count, shape)
-                 : select_direction<Word, false>(stage_count, shape);
+GlobalPassKernel<Word> select_kernel(int stage_count, bool forward, const LaunchShape& shape, bool lifted) {
+  if (lifted && !forward) throw InvalidArgument("an inverse NTT pass cannot lift its input");
+  return forward ? select_direction<Word, true>(stage_count, shape, lifted)
+                 : select_direction<Word, false>(stage_count, shape, lifted);
 }
 
 }  // namespace
@@ -61,8 +70,9 @@ GlobalPassKernel<Word> select_kernel(int stage_count, bool forward, const Launch
 template <typename Word>
 cudaError_t launch_global_pass(const PassArgs<Word>& args, bool forward, const LaunchShape& shape,
                                cudaStream_t stream) {
-  return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), forward, shape),
-                           shape, stream, args);
+  return launch_overlapped(
+      select_kernel<Word>(static_cast<int>(args.stage_count), forward, shape, args.lift.rows != nullptr), shape,
+      stream, args);
 }
 
 template <typename Word>
@@ -71,7 +81,7 @@ KernelResources global_pass_resources(int stage_count, bool forward, const Launc
                            std::to_string(stage_count) + (forward ? ",forward" : ",inverse") +
                            (shape.throughput ? ",throughput>" : shape.split ? ",latency,split>" : ",latency>");
   return query_kernel_resources(
-      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, forward, shape)), name, shape);
+      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, forward, shape, false)), name, shape);
 }
 
 template cudaError_t launch_global_pass(const PassArgs<std::uint64_t>&, bool, const LaunchShape&, cudaStream_t);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fhe/arith/modarith.h"
 #include "fhe/core/host_device.h"
 
 namespace fhe::ntt::gpu {
@@ -184,6 +185,32 @@ FHE_HD std::uint32_t log2_of_power_of_two(std::uint32_t x) {
 // fp64_arith.cuh) last, so they start first instead of forming the tail.
 FHE_HD std::uint32_t last_first(std::uint32_t index, std::uint32_t count) { return count - 1 - index; }
 
+// The centred lift of a word x of a row modulo D (x in [0, D)) to a row's
+// prime q: [x - D * (x > floor(D / 2))]_q, the one-source centred basis
+// conversion. A forward transform may form its input this way as its first
+// launch loads it (PassArgs::lift): the rescale takes the dropped prime's
+// row, in coefficient form, to every kept prime without writing the kept
+// rows first.
+struct CentredLiftRow {
+  std::uint64_t modulus_mod_q;  // [D]_q
+  std::uint64_t one_shoup;      // floor(2^64 / q): x mod q by one Shoup product
+};
+
+inline CentredLiftRow make_centred_lift_row(std::uint64_t d, std::uint64_t q) {
+  return {d % q, shoup_companion<std::uint64_t>(1, q)};
+}
+
+FHE_HD std::uint64_t centred_lift(std::uint64_t x, std::uint64_t half, const CentredLiftRow& c, std::uint64_t q) {
+  const std::uint64_t r = mul_shoup<std::uint64_t>(x, 1, c.one_shoup, q);  // x mod q
+  return x > half ? sub_mod(r, c.modulus_mod_q, q) : r;
+}
+
+struct CentredLift {
+  const std::uint64_t* rows = nullptr;          // one row of N words per batch block; null: no lift
+  const CentredLiftRow* constants = nullptr;    // per row of a batch block
+  std::uint64_t half = 0;                       // floor(D / 2)
+};
+
 // Arguments of a fused pass (global group/digit or shared region).
 template <typename Word>
 struct PassArgs {
@@ -212,6 +239,9 @@ struct PassArgs {
   // as `data`): its first launch, the shared-memory region, reads them and
   // writes `data`, so the caller needs no copy. Null: in place.
   const std::uint64_t* source = nullptr;
+  // A forward transform's input lifted from one row per batch block (the
+  // first launch, a global pass, reads `lift.rows` instead of `data`).
+  CentredLift lift{};
 };
 
 // The words a launch reads: `source` when it is set, else `data`.

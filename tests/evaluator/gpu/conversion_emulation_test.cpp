@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "evaluator/basis_conversion.h"
@@ -120,6 +121,44 @@ TEST(ConversionEmulation, AWideSourceKeepsTheIntegerSums) {
 TEST(ConversionEmulation, EightSourcesAndOne) {
   check({{40, 40, 40, 40, 40, 40, 40, 40}, {40, 60, 40, 40}, true});
   check({{30}, {30, 30, 60}, true});
+}
+
+// The rescale's one-source conversion as the kept rows' first forward pass
+// applies it (ntt::gpu::centred_lift with the constants the evaluator
+// uploads, make_centred_lift_row): the CPU conversion's words, for a
+// dropped prime above, below and beside the kept ones, at the centred
+// values' edges.
+TEST(ConversionEmulation, TheRescaleLiftIsTheOneSourceConversion) {
+  const std::pair<int, std::vector<int>> cases[] = {{40, {40, 60, 40}}, {50, {42, 61}}, {60, {40, 50}}, {30, {30, 28}}};
+  for (const auto& [source_bits, target_bits] : cases) {
+    std::map<int, std::vector<u64>> pool;
+    pool[source_bits];
+    for (const int b : target_bits) pool[b];
+    for (auto& [b, primes] : pool) {
+      const auto count = std::count(target_bits.begin(), target_bits.end(), b) + (b == source_bits ? 1 : 0);
+      primes = testing::ntt_moduli(kLogN, static_cast<int>(count), b);
+    }
+    const std::vector<u64> sources = primes_of({source_bits}, pool), targets = primes_of(target_bits, pool);
+    const u64 d = sources[0];
+    std::vector<std::size_t> offsets(targets.size());
+    for (std::size_t t = 0; t < offsets.size(); ++t) offsets[t] = t;
+    const BasisConversion conversion = make_basis_conversion(sources, targets, offsets);
+
+    const std::size_t n = std::size_t{1} << kLogN;
+    std::mt19937_64 rng(source_bits);
+    std::vector<u64> source(n);
+    const u64 edges[] = {0, d / 2, d / 2 + 1, d - 1};
+    for (std::size_t k = 0; k < n; ++k) source[k] = k < 4 ? edges[k] : rng() % d;
+    std::vector<u64> expected(targets.size() * n), scratch(n);
+    conversion.convert(source.data(), expected.data(), scratch.data(), n);
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const ntt::gpu::CentredLiftRow row = ntt::gpu::make_centred_lift_row(d, targets[t]);
+      for (std::size_t k = 0; k < n; ++k) {
+        ASSERT_EQ(ntt::gpu::centred_lift(source[k], d / 2, row, targets[t]), expected[t * n + k])
+            << source_bits << "-bit D, target " << t << ", coefficient " << k;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -41,10 +41,11 @@ class KernelEmulator {
   // first `launch_count` passes when it is given, leaving the rows of
   // skip_starts (host memory here) where the kernels do. With
   // first_source, the first pass reads it instead of `data` (the CUDA
-  // plan's out-of-place inverse).
+  // plan's out-of-place inverse); with first_lift, it lifts that lift's
+  // rows (PassArgs::lift).
   void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward, std::size_t batch = 1,
            std::size_t launch_count = SIZE_MAX, const std::uint32_t* skip_starts = nullptr,
-           const std::uint64_t* first_source = nullptr) {
+           const std::uint64_t* first_source = nullptr, const ntt::gpu::CentredLift* first_lift = nullptr) {
     const std::size_t data_rows = rows.count * batch;
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, forward);
     for (std::size_t i = 0; i < launches.size() && i < launch_count; ++i) {
@@ -68,7 +69,10 @@ class KernelEmulator {
         continue;
       }
       ntt::gpu::PassArgs<Word> args = pass_args(launch, data, rows, batch, forward, skip_starts);
-      if (i == 0) args.source = first_source;
+      if (i == 0) {
+        args.source = first_source;
+        if (first_lift) args.lift = *first_lift;
+      }
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
         run_global_pass(args, shape, forward);
       } else {
@@ -125,30 +129,39 @@ class KernelEmulator {
     }
   }
 
+  // The kernel of a pass, as launch_global_pass picks it: a lifted first
+  // pass (PassArgs::lift, forward only) has its own.
   template <int G, bool Split>
   void global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
                    bool forward) {
-    if constexpr (ntt::gpu::kGlobalPassLayout<Word, G, Split>.paired) {
-      if (forward) {
-        paired_pass<G, true>(args, shape);
+    const bool lifted = args.lift.rows != nullptr;
+    if (lifted && !forward) throw std::logic_error("an inverse pass cannot lift its input");
+    if (forward) {
+      if (lifted) {
+        global_pass<G, Split, true, true>(args, shape);
       } else {
-        paired_pass<G, false>(args, shape);
+        global_pass<G, Split, true, false>(args, shape);
       }
+    } else {
+      global_pass<G, Split, false, false>(args, shape);
+    }
+  }
+
+  template <int G, bool Split, bool Forward, bool Lifted>
+  void global_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape) {
+    if constexpr (ntt::gpu::kGlobalPassLayout<Word, G, Split>.paired) {
+      paired_pass<G, Forward, Lifted>(args, shape);
     } else {
       for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
         if (item >= ntt::gpu::global_pass_items_per_row<Word, G, Split>(args.log_n)) return;
-        if (forward) {
-          ntt::gpu::global_pass_item<Word, G, true, Split>(args, row, item);
-        } else {
-          ntt::gpu::global_pass_item<Word, G, false, Split>(args, row, item);
-        }
+        ntt::gpu::global_pass_item<Word, G, Forward, Split, Lifted>(args, row, item);
       });
     }
   }
 
   // The paired pass's two halves, each for every thread of a block before
   // the other (the kernel's barrier), the mailbox starting as garbage.
-  template <int G, bool Forward>
+  template <int G, bool Forward, bool Lifted>
   void paired_pass(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape) {
     std::vector<ntt::gpu::PairedPassState<Word, G>> states(shape.block);
     std::vector<Word> mailbox(shape.dynamic_shared_bytes / sizeof(Word));
@@ -156,8 +169,8 @@ class KernelEmulator {
       for (std::uint32_t x = 0; x < shape.grid_x; ++x) {
         for (Word& w : mailbox) w = static_cast<Word>(garbage_());
         for (std::uint32_t t = 0; t < shape.block; ++t) {
-          ntt::gpu::paired_pass_send<Word, G, Forward>(args, y, x * shape.block + t, states[t], mailbox.data(),
-                                                       shape.block, t);
+          ntt::gpu::paired_pass_send<Word, G, Forward, Lifted>(args, y, x * shape.block + t, states[t],
+                                                               mailbox.data(), shape.block, t);
         }
         for (std::uint32_t t = 0; t < shape.block; ++t) {
           ntt::gpu::paired_pass_receive<Word, G, Forward>(args, states[t], mailbox.data(), shape.block, t);

@@ -170,6 +170,70 @@ TEST(NttKernelEmulation, InverseOutOfPlaceMatchesInPlace) {
   EXPECT_EQ(checked, (4 + 6) * 2 * 2);
 }
 
+// A forward transform whose first pass lifts its input (PassArgs::lift, the
+// rescale's conversion of the dropped row): the oracle's transform of the
+// centred lifts, computed here in signed arithmetic, whatever `data` held.
+// D above some targets and below others, the centred values' edges, 40- and
+// 60-bit rows side by side (double-precision and integer butterflies) and
+// 32-bit words, split kernels and not, a batch of two source rows.
+TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
+  using fhe::testing::ntt_moduli;
+  int checked = 0;
+  for (int log_n : {10, 12}) {
+    const std::size_t n = std::size_t{1} << log_n;
+    for (const auto& backend : fhe::ntt::all_backends()) {
+      if (!fhe::ntt::compatibility(backend, log_n).compatible || backend.name == "radix2_indexed") continue;
+      for (const bool wide : {true, false}) {
+        std::vector<std::uint64_t> moduli = wide ? ntt_moduli(log_n, 2, 40) : ntt_moduli(log_n, 3, 28);
+        if (wide) moduli.push_back(ntt_moduli(log_n, 1, 60)[0]);
+        const std::uint64_t d = ntt_moduli(log_n, 1, wide ? 50 : 30)[0];
+        const auto word = wide ? fhe::WordType::int64 : fhe::WordType::int32;
+        auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
+        const RowRange rows{0, 3};
+        const std::size_t batch = 2;
+        std::mt19937_64 rng(90 + log_n);
+        std::vector<std::uint64_t> source(batch * n);
+        const std::uint64_t edges[] = {0, d / 2, d / 2 + 1, d - 1};
+        for (std::size_t k = 0; k < source.size(); ++k) source[k] = k % n < 4 ? edges[k % n] : rng() % d;
+
+        std::vector<fhe::ntt::gpu::CentredLiftRow> constants;
+        for (const std::uint64_t q : moduli) constants.push_back(fhe::ntt::gpu::make_centred_lift_row(d, q));
+        const fhe::ntt::gpu::CentredLift lift{source.data(), constants.data(), d / 2};
+        std::vector<std::uint64_t> expected(batch * rows.count * n);
+        for (std::size_t b = 0; b < batch; ++b) {
+          for (std::size_t r = 0; r < rows.count; ++r) {
+            const auto q = static_cast<__int128>(moduli[r]);
+            for (std::size_t k = 0; k < n; ++k) {
+              const __int128 x = source[b * n + k];
+              const __int128 centred = x > static_cast<__int128>(d / 2) ? x - static_cast<__int128>(d) : x;
+              expected[(b * rows.count + r) * n + k] = static_cast<std::uint64_t>(((centred % q) + q) % q);
+            }
+          }
+          oracle->forward(expected.data() + b * rows.count * n, rows);
+        }
+        for (const int sm_count : {132, 1}) {
+          std::mt19937_64 garbage(6);
+          std::vector<std::uint64_t> actual(expected.size());
+          for (auto& w : actual) w = garbage();
+          if (wide) {
+            fhe::testing::KernelEmulator<std::uint64_t>(backend, log_n, moduli, sm_count)
+                .run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+          } else {
+            fhe::testing::KernelEmulator<std::uint32_t>(backend, log_n, moduli, sm_count)
+                .run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+          }
+          EXPECT_TRUE(actual == expected) << backend.name << ", logN " << log_n << ", wide " << wide << ", sm "
+                                          << sm_count;
+          ++checked;
+        }
+      }
+    }
+  }
+  // As for the out-of-place inverse: every backend whose forward starts
+  // with a global pass, 4 at logN 10 and 6 at logN 12.
+  EXPECT_EQ(checked, (4 + 6) * 2 * 2);
+}
+
 // The double-precision rows' bounds (fp64_arith.cuh) where they are
 // tightest: logN 17 (the most passes, each adding its store bias), a
 // prime just below 2^42 beside a 60-bit one, and inputs at the top of the
