@@ -226,10 +226,12 @@ ProductsSumsKernel products_sums_for(int outputs, std::integer_sequence<int, Out
 // two words formed once (key inner product and all) and never written. Rows
 // run in block-row order, so the blocks in flight share a row's digits
 // through L2 while DRAM streams the keys and the plaintexts; the terms' 2 x
-// 40 MB a baby step at level 0 neither go to DRAM nor come back.
+// 40 MB a baby step at level 0 neither go to DRAM nor come back. Capped at
+// 80 registers (3 blocks an SM; 120 and 2 blocks uncapped), no spill up to
+// 4 outputs.
 static_assert(kMaxRotationTerms <= kMaxProductTerms, "the 128-bit sums' bound covers the terms of a launch");
 template <int Outputs>
-__global__ void rotation_sums_kernel(const __grid_constant__ RotationTermList list, int count,
+__global__ void __launch_bounds__(kBlock, 3) rotation_sums_kernel(const __grid_constant__ RotationTermList list, int count,
                                      const __grid_constant__ RotationSums sums,
                                      const __grid_constant__ ExtendedSumArgs s) {
   const std::size_t n = std::size_t{1} << s.log_n;
