@@ -58,11 +58,6 @@ int lazy_bsgs_inner_sums(const MatvecConfig& config) {
   return std::min(largest_range, kLazyBsgsInnerSumsPerPass);
 }
 
-bool lazy_bsgs_sums_from_rotations(const MatvecConfig& config) {
-  return lazy_bsgs_inner_sums(config) > 0 && config.workers == 1 &&
-         config.dim / bsgs_baby_steps(config) <= kLazyBsgsInnerSumsPerPass;
-}
-
 MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) {
   const std::size_t steps = matvec_rotation_steps(config).size();
   const std::size_t row_bytes = preset.n() * 8;
@@ -79,8 +74,7 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   // diagonal chunk's rotations (batch/loop), product, pending, rescaled and
   // sum (bsgs: an inner sum and its rotation), and under lazy-moddown the
   // extended sum (bsgs: and one pass of extended inner sums). Once: the
-  // staged input and the baby steps (lazy: 0..g-1 extended, none when the
-  // inner sums come from the rotations; else 1..g-1).
+  // staged input and the baby steps (lazy: 0..g-1 extended, else 1..g-1).
   // Not counted: each evaluator's key-switching constants, about 1 MB at
   // logN 16.
   const bool bsgs = config.method == MatvecMethod::bsgs;
@@ -91,8 +85,7 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   const std::size_t per_worker = cuda_workspace_words(preset).total() * 8 +
                                  (chunk + 4 + (bsgs ? 2 : 0)) * ciphertext + extended_sums * extended;
   const auto g = static_cast<std::size_t>(bsgs ? bsgs_baby_steps(config) : 1);
-  const std::size_t stored_baby_steps = lazy_bsgs_sums_from_rotations(config) ? 0 : g;
-  const std::size_t once = ciphertext + (bsgs ? (lazy ? stored_baby_steps * extended : (g - 1) * ciphertext) : 0);
+  const std::size_t once = ciphertext + (bsgs ? (lazy ? g * extended : (g - 1) * ciphertext) : 0);
   plan.items.push_back({"workspaces", workers * per_worker + once});
   return plan;
 }

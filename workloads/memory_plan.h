@@ -38,11 +38,6 @@ inline constexpr int kLazyBsgsInnerSumsPerPass = 8;
 // The extended inner sums a worker of the one-GPU product holds: its largest
 // giant-step range, at most kLazyBsgsInnerSumsPerPass (0 unless lazy BSGS).
 int lazy_bsgs_inner_sums(const MatvecConfig& config);
-// Lazy-moddown BSGS on one worker whose giant steps fit that one pass: the
-// inner sums come straight from the baby steps' rotations
-// (CudaEvaluator::rotation_plain_sums), which are never stored, so their g
-// extended buffers are not allocated.
-bool lazy_bsgs_sums_from_rotations(const MatvecConfig& config);
 
 // Keys (relinearization + one Galois key per rotation step), the encoded
 // diagonals, the hoisted decomposition and the rotated ciphertexts of one

@@ -665,9 +665,22 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
                           std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
   }
   const int level = a.level;
-  const double scale = check_rotation_plains(a, extended_plains, true, op);
-  const bool accumulate = check_sum_to_add(sum, level, scale, op);
+  auto plain_scale = [](const CudaCiphertext* plain) { return plain ? plain->scale : 1.0; };
+  const double scale = a.scale * plain_scale(extended_plains.front());
+  for (const CudaCiphertext* plain : extended_plains) {
+    if (plain) check_extended(*plain, op);
+    if ((plain && (plain->parts != 1 || plain->level != level)) ||
+        std::fabs(a.scale * plain_scale(plain) - scale) > 1e-9 * scale) {
+      throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
+                            "scale at " + where(engine_, op, level));
+    }
+  }
+  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level || std::fabs(sum.scale - scale) > 1e-9 * scale)) {
+    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
+                          where(engine_, op, level) + ")");
+  }
   const PreparedRotations prepared = prepare_rotations(a, engine_.galois_elements_for_steps(steps), true);
+  const bool accumulate = sum.parts != 0;
   sum.parts = 2;
   sum.level = level;
   sum.scale = scale;
@@ -678,85 +691,6 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
                                     {sum.part(0), sum.part(1), nullptr, accumulate}, stream());
   } else {
     launch_terms(a, prepared.keys, extended_plains, accumulate, sum);
-  }
-}
-
-double CudaEvaluator::check_rotation_plains(const CudaCiphertext& a, const std::vector<const CudaCiphertext*>& plains,
-                                            bool allow_null, const char* op) const {
-  auto plain_scale = [](const CudaCiphertext* plain) { return plain ? plain->scale : 1.0; };
-  const double scale = a.scale * plain_scale(plains.front());
-  for (const CudaCiphertext* plain : plains) {
-    if (plain) check_extended(*plain, op);
-    if ((!plain && !allow_null) || (plain && (plain->parts != 1 || plain->level != a.level)) ||
-        std::fabs(a.scale * plain_scale(plain) - scale) > 1e-9 * scale) {
-      throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
-                            "scale at " + where(engine_, op, a.level));
-    }
-  }
-  return scale;
-}
-
-bool CudaEvaluator::check_sum_to_add(const CudaCiphertext& sum, int level, double scale, const char* op) const {
-  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level || std::fabs(sum.scale - scale) > 1e-9 * scale)) {
-    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
-                          where(engine_, op, level) + ")");
-  }
-  return sum.parts != 0;
-}
-
-void CudaEvaluator::rotation_plain_sums(const CudaCiphertext& a, const std::vector<int>& steps,
-                                        std::span<const std::vector<const CudaCiphertext*>> plains,
-                                        std::span<CudaCiphertext> sums) const {
-  const char* op = "rotation_plain_sums";
-  check_parts(a, 2, 2, op, engine_);
-  if (steps.empty() || sums.empty() || plains.size() != sums.size()) {
-    throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps, " +
-                          std::to_string(sums.size()) + " sums and " + std::to_string(plains.size()) +
-                          " plaintext lists (at least one step and one sum, a list per sum)");
-  }
-  // Every operand checked before anything is enqueued or changed.
-  std::vector<double> scales;
-  bool accumulate = false;
-  for (std::size_t j = 0; j < sums.size(); ++j) {
-    if (plains[j].size() != steps.size()) {
-      throw InvalidArgument(std::string(op) + ": sum " + std::to_string(j) + " has " +
-                            std::to_string(plains[j].size()) + " plaintexts for " + std::to_string(steps.size()) +
-                            " steps");
-    }
-    check_extended(sums[j], op, 2);
-    scales.push_back(check_rotation_plains(a, plains[j], false, op));
-    const bool adds = check_sum_to_add(sums[j], a.level, scales[j], op);
-    if (j > 0 && adds != accumulate) {
-      throw InvalidArgument(std::string(op) + ": the sums of one call must all be started or all be added to");
-    }
-    accumulate = adds;
-    const auto is_this_sum = [&](const CudaCiphertext* x) { return x == &sums[j]; };
-    bool aliased = &sums[j] == &a;
-    for (const auto& list : plains) aliased = aliased || std::any_of(list.begin(), list.end(), is_this_sum);
-    if (aliased) throw InvalidArgument(std::string(op) + ": a sum aliases the input or a plaintext");
-  }
-  const PreparedRotations prepared = prepare_rotations(a, engine_.galois_elements_for_steps(steps), false);
-  for (std::size_t j = 0; j < sums.size(); ++j) {
-    sums[j].parts = 2;
-    sums[j].level = a.level;
-    sums[j].scale = scales[j];
-  }
-  cuda::ExtendedSumArgs args = extended_sum_args(a);
-  for (std::size_t first_sum = 0; first_sum < sums.size(); first_sum += cuda::kMaxProductOutputs) {
-    cuda::RotationSums group;
-    group.output_count = static_cast<int>(std::min<std::size_t>(cuda::kMaxProductOutputs, sums.size() - first_sum));
-    for (int j = 0; j < group.output_count; ++j) group.outs[j] = sums[first_sum + j].data();
-    args.accumulate = accumulate;
-    for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
-      const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
-      cuda::RotationTerm terms[cuda::kMaxRotationTerms];
-      fill_terms(prepared.keys, {}, start, batch, terms);
-      for (int j = 0; j < group.output_count; ++j) {
-        for (std::size_t t = 0; t < batch; ++t) group.plains[j][t] = plains[first_sum + j][start + t]->data();
-      }
-      cuda::launch_rotation_sums(terms, static_cast<int>(batch), group, args, stream());
-      args.accumulate = true;
-    }
   }
 }
 

@@ -141,18 +141,6 @@ class CudaEvaluator {
   void multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
                            std::span<const std::vector<const CudaCiphertext*>> plains,
                            std::span<CudaCiphertext> outs) const;
-  // sums[j] (+)= sum_t rotate(a, steps[t]) (.) plains[j][t] over QP, before
-  // any ModDown: the words of rotate_many_extended followed by
-  // multiply_plain_sums (plus the sums' own words when they have parts),
-  // without storing the rotations (lazy BSGS on one worker: the baby steps
-  // go straight into the inner sums). One decomposition; every group of
-  // cuda::kMaxProductOutputs outputs forms each rotation once, reading its
-  // key once. Sums follow accumulate_rotations: parts == 0 starts at these
-  // terms, else an extended sum of this level and scale is added to; all
-  // sums of a call alike. Plaintexts as for accumulate_rotations (not null).
-  void rotation_plain_sums(const CudaCiphertext& a, const std::vector<int>& steps,
-                           std::span<const std::vector<const CudaCiphertext*>> plains,
-                           std::span<CudaCiphertext> sums) const;
   // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
   void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
 
@@ -171,13 +159,6 @@ class CudaEvaluator {
   double check_plain_sum(std::span<const CudaCiphertext* const> terms,
                          std::span<const CudaCiphertext* const> plains, const CudaCiphertext& out,
                          const char* op) const;
-  // The scale of a x plains: encode_extended plaintexts uploaded at a's
-  // level, of one scale (null: 1, when allowed).
-  double check_rotation_plains(const CudaCiphertext& a, const std::vector<const CudaCiphertext*>& plains,
-                               bool allow_null, const char* op) const;
-  // Whether `sum` is added to (parts set: an extended sum of this level and
-  // scale) rather than started (parts == 0); throws for anything else.
-  bool check_sum_to_add(const CudaCiphertext& sum, int level, double scale, const char* op) const;
   // multiply_plain_sums, its errors naming `op`.
   void plain_sums(std::span<const CudaCiphertext* const> terms,
                   std::span<const std::vector<const CudaCiphertext*>> plains, std::span<CudaCiphertext> outs,

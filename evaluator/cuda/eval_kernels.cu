@@ -221,51 +221,6 @@ ProductsSumsKernel products_sums_for(int outputs, std::integer_sequence<int, Out
   return kernels[outputs - 1];
 }
 
-// rotation_terms_kernel's terms multiply-added into several outputs, as
-// products_sums_kernel adds stored terms: one thread per (row, k), the term's
-// two words formed once (key inner product and all) and never written. Rows
-// run in block-row order, so the blocks in flight share a row's digits
-// through L2 while DRAM streams the keys and the plaintexts; the terms' 2 x
-// 40 MB a baby step at level 0 neither go to DRAM nor come back. A thread
-// forms one half (grid.z: b or a), so it holds one key half's loads and one
-// sum an output; 4 blocks an SM.
-static_assert(kMaxRotationTerms <= kMaxProductTerms, "the 128-bit sums' bound covers the terms of a launch");
-constexpr int kRotationSumsBlocksPerSm = 4;
-template <int Outputs>
-__global__ void __launch_bounds__(kBlock, kRotationSumsBlocksPerSm) rotation_sums_kernel(
-    const __grid_constant__ RotationTermList list, int count, const __grid_constant__ RotationSums sums,
-    const __grid_constant__ ExtendedSumArgs s) {
-  const std::size_t n = std::size_t{1} << s.log_n;
-  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  const std::size_t r = blockIdx.y;
-  const int half = static_cast<int>(blockIdx.z);  // 0: the b words, 1: the a words
-  if (k >= n) return;
-  const TermRow row = term_row(s, r);
-  const std::size_t i = static_cast<std::size_t>(half) * s.rows * n + r * n + k;
-  u128 sum[Outputs];
-#pragma unroll
-  for (int j = 0; j < Outputs; ++j) sum[j] = s.accumulate ? sums.outs[j][i] : 0;
-  for (int t = 0; t < count; ++t) {
-    const u64 w = rotation_term_half<5, true, true>(list.term[t], s, row, r, k,
-                                                    ExtendedDigits{s.extended, s.rows, n, r}, half);
-    u64 plain[Outputs];
-#pragma unroll
-    for (int j = 0; j < Outputs; ++j) plain[j] = load_read_only(sums.plains[j][t] + r * n + k);
-#pragma unroll
-    for (int j = 0; j < Outputs; ++j) sum[j] += static_cast<u128>(w) * plain[j];
-  }
-#pragma unroll
-  for (int j = 0; j < Outputs; ++j) sums.outs[j][i] = reduce128(sum[j], row.m);
-}
-
-using RotationSumsKernel = void (*)(RotationTermList, int, RotationSums, ExtendedSumArgs);
-
-template <int... Outputs>
-RotationSumsKernel rotation_sums_for(int outputs, std::integer_sequence<int, Outputs...>) {
-  constexpr RotationSumsKernel kernels[] = {rotation_sums_kernel<Outputs + 1>...};
-  return kernels[outputs - 1];
-}
-
 struct ScaleDownItems {
   ScaleDownItem item[kMaxScaleDownItems];
 };
@@ -412,22 +367,6 @@ void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t 
       products_sums_for(sums.output_count, std::make_integer_sequence<int, kMaxProductOutputs>{});
   kernel<<<grid, kBlock, 0, stream>>>(sums, accumulate, first_row, rows, log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("products_sums_kernel");
-}
-
-void launch_rotation_sums(const RotationTerm* terms, int count, const RotationSums& sums,
-                          const ExtendedSumArgs& args, cudaStream_t stream) {
-  if (count < 1 || count > kMaxRotationTerms || sums.output_count < 1 || sums.output_count > kMaxProductOutputs) {
-    throw InvalidArgument("launch_rotation_sums: " + std::to_string(count) + " terms (1 to " +
-                          std::to_string(kMaxRotationTerms) + ") and " + std::to_string(sums.output_count) +
-                          " outputs (1 to " + std::to_string(kMaxProductOutputs) + ") per launch");
-  }
-  RotationTermList list;
-  for (int t = 0; t < count; ++t) list.term[t] = terms[t];
-  const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows), 2);
-  const RotationSumsKernel kernel =
-      rotation_sums_for(sums.output_count, std::make_integer_sequence<int, kMaxProductOutputs>{});
-  kernel<<<grid, kBlock, 0, stream>>>(list, count, sums, args);
-  FHE_CUDA_CHECK_LAUNCH("rotation_sums_kernel");
 }
 
 void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,

@@ -125,20 +125,6 @@ struct ProductSums {
 void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t first_row, std::size_t rows,
                           int log_n, const DeviceModulus* moduli, cudaStream_t stream);
 
-// The rotation terms (no plaintexts of their own; 1 <= count <=
-// kMaxRotationTerms) times several plaintexts each, summed per output:
-// out_j (+)= sum_t term_t (.) plain_(j,t), each term formed once for every
-// output and never stored (the lazy BSGS's inner sums straight from its
-// baby steps). Outputs are 2-part extended sums over args.rows (part
-// stride rows x n); args.accumulate adds to them; args.sum_* are unused.
-struct RotationSums {
-  const std::uint64_t* plains[kMaxProductOutputs][kMaxRotationTerms] = {};  // [output][term]
-  std::uint64_t* outs[kMaxProductOutputs] = {};
-  int output_count = 0;
-};
-void launch_rotation_sums(const RotationTerm* terms, int count, const RotationSums& sums,
-                          const ExtendedSumArgs& args, cudaStream_t stream);
-
 // Final step of RnsScaleDown for `items` polynomials:
 // out_i[r][k] = (x_i[r][k] - conv_i[r][k]) * [D^-1] (+ addend_i[r][k] when
 // addend_i is set).

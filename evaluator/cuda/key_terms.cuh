@@ -52,19 +52,17 @@ FHE_HD u64 load_read_only(const u64* p) {
 //   one: the addresses are a 64-bit add apart. The fused kernel, whose
 //   digits are in shared memory, gains (multiply_relinearize 910 -> 872 us,
 //   rotate_with_key 886 -> 843 us).
-// Halves 1: only the half `key` points at (component 2 d + h), into out_b.
-template <int DigitsPerRound, bool PredicatedRounds, int Halves = 2, typename DigitWord>
+template <int DigitsPerRound, bool PredicatedRounds, typename DigitWord>
 FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
                               std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
                               u64& out_b, u64& out_a) {
-  static_assert(Halves == 1 || Halves == 2);
   u128 sum_b = 0, sum_a = 0;
   const auto add_round = [&](const u64 (&x)[DigitsPerRound], const u64 (&key_b)[DigitsPerRound],
                              const u64 (&key_a)[DigitsPerRound]) {
 #pragma unroll
     for (int j = 0; j < DigitsPerRound; ++j) {
       sum_b += static_cast<u128>(x[j]) * key_b[j];
-      if constexpr (Halves == 2) sum_a += static_cast<u128>(x[j]) * key_a[j];
+      sum_a += static_cast<u128>(x[j]) * key_a[j];
     }
   };
   if constexpr (PredicatedRounds) {
@@ -77,7 +75,7 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __res
         const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
         x[j] = live ? digit_word(d) : 0;
         key_b[j] = live ? load_read_only(key + component * key_rows * n + key_word) : 0;
-        if constexpr (Halves == 2) key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
+        key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
       }
       add_round(x, key_b, key_a);
     }
@@ -92,18 +90,18 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __res
       for (int j = 0; j < DigitsPerRound; ++j) {
         x[j] = digit_word(d + j);
         key_b[j] = load_read_only(key + offset + j * digit_stride);
-        if constexpr (Halves == 2) key_a[j] = load_read_only(key + offset + j * digit_stride + half_stride);
+        key_a[j] = load_read_only(key + offset + j * digit_stride + half_stride);
       }
       add_round(x, key_b, key_a);
     }
     for (; d < digits; ++d, offset += digit_stride) {  // the digits left over
       const u64 x = digit_word(d);
       sum_b += static_cast<u128>(x) * load_read_only(key + offset);
-      if constexpr (Halves == 2) sum_a += static_cast<u128>(x) * load_read_only(key + offset + half_stride);
+      sum_a += static_cast<u128>(x) * load_read_only(key + offset + half_stride);
     }
   }
   out_b = reduce128(sum_b, m);
-  if constexpr (Halves == 2) out_a = reduce128(sum_a, m);
+  out_a = reduce128(sum_a, m);
 }
 
 // Digit d's word at (extended row r, position source_k) of the hoisted
@@ -183,27 +181,6 @@ FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, co
     b = mul_mod(b, term.plain[i], row.m);
     a = mul_mod(a, term.plain[i], row.m);
   }
-}
-
-// One half of rotation_term's words (Half 0: b, 1: a), reading half the
-// key: the same word.
-template <int DigitsPerRound, bool PredicatedRounds, bool Galois, typename DigitWord>
-FHE_HD u64 rotation_term_half(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row, std::size_t r,
-                              std::size_t k, DigitWord digit_word, int half) {
-  const std::size_t n = row.n, i = r * n + k;
-  const u64 q = row.m.value;
-  u64 w = 0, unused = 0;
-  if (term.key) {
-    const std::size_t source_k = Galois ? term.table[k] : k;
-    key_inner_product<DigitsPerRound, PredicatedRounds, 1>(
-        [&](int d) { return digit_word(d, source_k); }, s.digits, term.key + half * s.key_rows * n, s.first_digit,
-        s.key_rows, n, row.id * n + k, row.m, w, unused);
-    if (Galois && half == 0 && row.q_row) w = add_mod(w, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
-  } else if (row.q_row) {
-    w = mul_shoup((half == 0 ? s.c0 : s.c1)[i], row.p, row.p_shoup, q);
-  }
-  if (term.plain) w = mul_mod(w, term.plain[i], row.m);
-  return w;
 }
 
 }  // namespace fhe::cuda::terms

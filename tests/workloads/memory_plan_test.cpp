@@ -79,39 +79,15 @@ TEST(MemoryPlan, BsgsPlanFollowsTheBabyStepCount) {
   // d = 128, g = 32: 31 baby + 3 giant steps, plus relinearization.
   MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32};
   EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("keys"), fhe::cuda_key_bytes(preset, 34));
-  // lazy-moddown on two workers stores the g baby steps over QP (16 more at
-  // g = 32 than at g = 16) and, per worker, the inner sums of its giant
-  // steps (2 at g = 32, 4 at g = 16).
-  const std::size_t extended = 2 * preset.qp_rows() * preset.n() * 8;
+  // lazy-moddown stores the g baby steps over QP (16 more at g = 32 than at
+  // g = 16) and, per worker, the inner sums of its giant steps (4 at g = 32,
+  // 8 at g = 16).
   config.policy = DiagonalPolicy::lazy_moddown;
-  config.workers = 2;
   MatvecConfig sixteen = config;
   sixteen.baby_steps = 16;
   EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("workspaces") -
                 plan_matvec_memory(preset, sixteen).bytes_of("workspaces"),
-            (16 - 2 * 2) * extended);
-  // One worker forms its inner sums from the rotations: no baby step is
-  // stored, and g = 16 holds 4 inner sums more than g = 32.
-  config.workers = sixteen.workers = 1;
-  EXPECT_EQ(plan_matvec_memory(preset, sixteen).bytes_of("workspaces") -
-                plan_matvec_memory(preset, config).bytes_of("workspaces"),
-            (8 - 4) * extended);
-}
-
-TEST(MemoryPlan, LazyBsgsOnOneWorkerInOnePassSumsFromTheRotations) {
-  MatvecConfig config{
-      .dim = 128, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::lazy_moddown, .baby_steps = 16};
-  EXPECT_TRUE(lazy_bsgs_sums_from_rotations(config));  // 8 giant steps: one pass
-  config.baby_steps = 8;
-  EXPECT_FALSE(lazy_bsgs_sums_from_rotations(config));  // 16: two passes would form each rotation twice
-  config.baby_steps = 32;
-  config.workers = 2;
-  EXPECT_FALSE(lazy_bsgs_sums_from_rotations(config));  // each worker would form every rotation
-  config.workers = 1;
-  config.policy = DiagonalPolicy::batch;
-  EXPECT_FALSE(lazy_bsgs_sums_from_rotations(config));
-  EXPECT_FALSE(lazy_bsgs_sums_from_rotations(MatvecConfig{.dim = 128, .method = MatvecMethod::diagonal,
-                                                           .policy = DiagonalPolicy::lazy_moddown}));
+            (16 - 4) * 2 * preset.qp_rows() * preset.n() * 8);
 }
 
 TEST(MemoryPlan, LazyBsgsCountsOnePassOfInnerSumsPerWorker) {

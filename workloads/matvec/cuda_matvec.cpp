@@ -186,7 +186,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   }
   input_ = two_part();
   const CudaEvaluator& main = *workers_[0]->evaluator;
-  if (bsgs && !lazy_bsgs_sums_from_rotations(config_)) {
+  if (bsgs) {
     for (int i = lazy ? 0 : 1; i < g; ++i) baby_.push_back(lazy ? main.make_extended() : two_part());
   }
   for (int s = 0; s < config_.dim; ++s) {
@@ -345,15 +345,9 @@ void CudaMatvec::enqueue_diagonal() {
 void CudaMatvec::enqueue_bsgs_lazy() {
   const int g = bsgs_baby_steps(config_);
   const CudaEvaluator& main = *workers_[0]->evaluator;
-  // Baby steps 0..g-1 kept before their ModDown, one decomposition per
-  // chunk; or, on one worker whose giant steps fit one pass, never stored:
-  // the inner sums are formed from the rotations themselves.
-  const bool from_rotations = lazy_bsgs_sums_from_rotations(config_);
-  const std::vector<std::vector<int>> chunks = hoist_chunks(0, g, config_.hoist);
-  if (!from_rotations) {
-    for (const std::vector<int>& steps : chunks) {
-      main.rotate_many_extended(input_, steps, std::span<CudaCiphertext>(baby_.data() + steps.front(), steps.size()));
-    }
+  // Baby steps 0..g-1 kept before their ModDown, one decomposition per chunk.
+  for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
+    main.rotate_many_extended(input_, steps, std::span<CudaCiphertext>(baby_.data() + steps.front(), steps.size()));
   }
   std::vector<const CudaCiphertext*> baby;
   for (const CudaCiphertext& term : baby_) baby.push_back(&term);
@@ -379,18 +373,7 @@ void CudaMatvec::enqueue_bsgs_lazy() {
       std::vector<std::vector<const CudaCiphertext*>> diagonals;
       for (int j = first; j < first + count; ++j) diagonals.push_back(giant_diagonals(j));
       std::span<CudaCiphertext> inner_sums(worker.inner_sums.data(), static_cast<std::size_t>(count));
-      if (from_rotations) {
-        for (CudaCiphertext& sum : inner_sums) sum.parts = 0;
-        for (const std::vector<int>& steps : chunks) {
-          std::vector<std::vector<const CudaCiphertext*>> chunk_diagonals;
-          for (const auto& list : diagonals) {
-            chunk_diagonals.emplace_back(list.begin() + steps.front(), list.begin() + steps.back() + 1);
-          }
-          ev.rotation_plain_sums(input_, steps, chunk_diagonals, inner_sums);
-        }
-      } else {
-        ev.multiply_plain_sums(baby, diagonals, inner_sums);
-      }
+      ev.multiply_plain_sums(baby, diagonals, inner_sums);
       for (int k = 0; k < count; ++k) {
         ev.mod_down(inner_sums[static_cast<std::size_t>(k)], worker.inner);
         ev.accumulate_rotations(worker.inner, {(first + k) * g}, {nullptr}, worker.extended_sum);

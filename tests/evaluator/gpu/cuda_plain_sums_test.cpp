@@ -2,8 +2,7 @@
 // same extended terms in one pass give, output by output, the words of
 // multiply_plain_sum and of the CPU (sum of Evaluator::multiply_plain),
 // across the term chunking (> kMaxProductTerms) and the output chunking
-// (> kMaxProductOutputs); rotation_plain_sums gives the words of stored
-// rotations summed so; bad inputs are refused before anything changes.
+// (> kMaxProductOutputs); bad inputs are refused before anything changes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -136,75 +135,6 @@ TEST_F(CudaPlainSums, LargestWordsSumExactly) {
   Ciphertext expected = product;
   for (int t = 1; t < kTerms; ++t) expected = cpu_->add(expected, product);
   EXPECT_TRUE(testing::same_words(gpu_->download(out), expected));
-}
-
-// rotation_plain_sums: the words of rotate_many_extended followed by
-// multiply_plain_sums, over two term launches (20 steps, step 0 and
-// repeated keys among them) and two output groups (10 sums); a second call
-// adds to the sums (the words of the 40-term sum).
-TEST_F(CudaPlainSums, RotationSumsHaveTheWordsOfStoredRotationsTimesPlaintexts) {
-  const std::vector<int> pattern = {0, 1, 2, 4, 8};
-  std::vector<int> steps;
-  for (int t = 0; t < kTerms; ++t) steps.push_back(pattern[static_cast<std::size_t>(t) % pattern.size()]);
-  CudaCiphertext x = gpu_->make_ciphertext();
-  gpu_->upload(cpu_engine_->encrypt_message(testing::random_message(cpu_engine_->slot_count(), 55)), x);
-  std::vector<CudaCiphertext> rotations = make_outputs(kTerms);
-  gpu_->rotate_many_extended(x, steps, rotations);
-  std::vector<const CudaCiphertext*> stored;
-  for (const CudaCiphertext& r : rotations) stored.push_back(&r);
-
-  const int outputs = cuda::kMaxProductOutputs + 2;
-  const PlainLists lists = plain_lists(outputs);
-  std::vector<CudaCiphertext> expected = make_outputs(outputs), sums = make_outputs(outputs);
-  gpu_->multiply_plain_sums(stored, lists, expected);
-  gpu_->rotation_plain_sums(x, steps, lists, sums);
-  for (int j = 0; j < outputs; ++j) {
-    const auto o = static_cast<std::size_t>(j);
-    EXPECT_EQ(sums[o].parts, 2u);
-    EXPECT_DOUBLE_EQ(sums[o].scale, expected[o].scale);
-    EXPECT_TRUE(testing::same_words(gpu_->download(sums[o]), gpu_->download(expected[o]))) << "sum " << j;
-  }
-
-  std::vector<const CudaCiphertext*> twice = stored;
-  twice.insert(twice.end(), stored.begin(), stored.end());
-  PlainLists twice_lists = lists;
-  for (auto& list : twice_lists) list.insert(list.end(), list.begin(), list.end());
-  gpu_->multiply_plain_sums(twice, twice_lists, expected);
-  gpu_->rotation_plain_sums(x, steps, lists, sums);
-  for (int j = 0; j < outputs; ++j) {
-    const auto o = static_cast<std::size_t>(j);
-    EXPECT_TRUE(testing::same_words(gpu_->download(sums[o]), gpu_->download(expected[o]))) << "added, sum " << j;
-  }
-}
-
-TEST_F(CudaPlainSums, RotationSumsRefuseBadOperandsBeforeAnyChange) {
-  CudaCiphertext x = gpu_->make_ciphertext();
-  gpu_->upload(cpu_engine_->encrypt_message(testing::random_message(cpu_engine_->slot_count(), 56)), x);
-  const std::vector<int> steps = {0, 1, 2};
-  PlainLists lists(2);
-  for (auto& list : lists) list = {&plains_[0], &plains_[1], &plains_[2]};
-  std::vector<CudaCiphertext> sums = make_outputs(2);
-  auto refused = [&](const std::vector<int>& s, const PlainLists& p, std::span<CudaCiphertext> o, const char* what) {
-    std::vector<std::size_t> parts;
-    for (const CudaCiphertext& sum : sums) parts.push_back(sum.parts);
-    EXPECT_THROW(gpu_->rotation_plain_sums(x, s, p, o), InvalidArgument) << what;
-    for (std::size_t j = 0; j < sums.size(); ++j) EXPECT_EQ(sums[j].parts, parts[j]) << what << ": sum changed";
-  };
-  refused({}, lists, sums, "no step");
-  refused(steps, lists, std::span<CudaCiphertext>(sums.data(), 1), "1 sum, 2 plaintext lists");
-  PlainLists short_list = lists;
-  short_list[1].pop_back();
-  refused(steps, short_list, sums, "2 plaintexts for 3 steps");
-  PlainLists with_null = lists;
-  with_null[0][1] = nullptr;
-  refused(steps, with_null, sums, "a null plaintext");
-  refused({0, 1, 3}, lists, sums, "step 3 has no key");
-  PlainLists aliased = lists;
-  aliased[0][2] = &sums[1];
-  refused(steps, aliased, sums, "a sum is a plaintext");
-  gpu_->rotation_plain_sums(x, steps, std::span<const std::vector<const CudaCiphertext*>>(lists.data(), 1),
-                            std::span<CudaCiphertext>(sums.data(), 1));
-  refused(steps, lists, sums, "one sum started, one added to");
 }
 
 TEST_F(CudaPlainSums, RefusesMismatchedOrAliasedOperandsBeforeAnyChange) {
