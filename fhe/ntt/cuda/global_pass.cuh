@@ -50,18 +50,19 @@ FHE_HD PassColumn locate_pass_column(const PassArgs<Word>& a, std::uint32_t row,
   return {base, stride_log, block, plan_row_of(a, row)};
 }
 
-// A lifted first launch (PassArgs::lift) reads an item's column in its
-// batch block's source row and lifts each word to the row's prime as it
-// loads it. The kernels take this as a template flag (Lifted), so every
-// other pass compiles as if it did not exist.
-struct LiftedColumn {
+// Where a pass item's words come from: its own column, or, on a lifted
+// first launch (PassArgs::lift), the same column of its batch block's
+// source row, each word lifted to the row's prime as it is loaded. The
+// kernels take the lift as a template flag (Lifted), so every other pass
+// compiles as if it did not exist.
+struct PassInput {
   const std::uint64_t* base;  // word k of lane l at base + l + k * 2^stride_log
   CentredLiftRow lift;
   std::uint64_t half, q;
 };
 
 template <typename Word>
-FHE_HD LiftedColumn locate_lifted_column(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col,
+FHE_HD PassInput lifted_input(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col,
                                          Word q) {
   const std::uint32_t block = a.batch_rows.quotient(row);
   const std::size_t column = static_cast<std::size_t>(col.base - a.data) & ((std::size_t{1} << a.log_n) - 1);
@@ -69,10 +70,10 @@ FHE_HD LiftedColumn locate_lifted_column(const PassArgs<Word>& a, std::uint32_t 
           a.lift.constants[row - block * a.batch_rows.value], a.lift.half, q};
 }
 
-// The column's words as a pass loads them: the words at `base`, lifted when Lifted.
+// A word at `base` as the pass takes it: lifted when Lifted.
 template <bool Lifted>
-FHE_HD std::uint64_t pass_input(const LiftedColumn& lifted, std::uint64_t x) {
-  if constexpr (Lifted) return centred_lift(x, lifted.half, lifted.lift, lifted.q);
+FHE_HD std::uint64_t pass_word(const PassInput& in, std::uint64_t x) {
+  if constexpr (Lifted) return centred_lift(x, in.half, in.lift, in.q);
   return x;
 }
 
@@ -105,20 +106,20 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
     StageTwiddles<Word, G> tw;
     load_pass_twiddles<Word, G>(tw, a, col, ar);
 
-    LiftedColumn lifted{col.base, {}, 0, 0};
-    if constexpr (Lifted) lifted = locate_lifted_column(a, row, col, c.q);
+    PassInput in{col.base, {}, 0, 0};
+    if constexpr (Lifted) in = lifted_input(a, row, col, c.q);
     wait_for_previous_kernel();  // the data is the previous pass's output
     Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
 #pragma unroll
     for (int k = 0; k < kSpan; ++k) {
-      const std::uint64_t* p = lifted.base + (static_cast<std::size_t>(k) << col.stride_log);
+      const std::uint64_t* p = in.base + (static_cast<std::size_t>(k) << col.stride_log);
       if constexpr (kLanes == 2) {
         std::uint64_t first, second;
         load_two(p, first, second);
-        v[0][k] = ar.loaded(pass_input<Lifted>(lifted, first));
-        v[1][k] = ar.loaded(pass_input<Lifted>(lifted, second));
+        v[0][k] = ar.loaded(pass_word<Lifted>(in, first));
+        v[1][k] = ar.loaded(pass_word<Lifted>(in, second));
       } else {
-        v[0][k] = ar.loaded(pass_input<Lifted>(lifted, *p));
+        v[0][k] = ar.loaded(pass_word<Lifted>(in, *p));
       }
     }
 
@@ -211,16 +212,16 @@ FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::ui
 #pragma unroll
     for (int m = 0; m < kQuarter; ++m) st.cross[m] = ar.twiddle(pass_twiddles(a, st.col), cross + 2 * m);
 
-    LiftedColumn lifted{st.col.base, {}, 0, 0};
-    if constexpr (Lifted) lifted = locate_lifted_column(a, row, st.col, st.c.q);
+    PassInput in{st.col.base, {}, 0, 0};
+    if constexpr (Lifted) in = lifted_input(a, row, st.col, st.c.q);
     wait_for_previous_kernel();  // the data is the previous pass's output
-    const auto at = [&](int k) { return lifted.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
+    const auto at = [&](int k) { return in.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
     Word post[kQuarter];
     if constexpr (Forward) {
       Word v[1][2 * kQuarter];
 #pragma unroll
       for (int j = 0; j < 2 * kQuarter; ++j) {
-        v[0][j] = ar.loaded(pass_input<Lifted>(lifted, *at(2 * j + static_cast<int>(st.h))));
+        v[0][j] = ar.loaded(pass_word<Lifted>(in, *at(2 * j + static_cast<int>(st.h))));
       }
       paired_stages_local<Word, G, true>(v, a, st, ar);
 #pragma unroll
