@@ -127,7 +127,8 @@ std::vector<ntt::gpu::CentredLiftRow> centred_lift_rows(const RnsScaleDown& s) {
                           " primes (one expected)");
   }
   std::vector<ntt::gpu::CentredLiftRow> rows;
-  for (const auto& p : c.target_moduli) rows.push_back(ntt::gpu::make_centred_lift_row(c.source_moduli[0].value, p.value));
+  const std::uint64_t d = c.source_moduli[0].value;
+  for (const auto& p : c.target_moduli) rows.push_back(ntt::gpu::make_centred_lift_row(d, p.value));
   return rows;
 }
 

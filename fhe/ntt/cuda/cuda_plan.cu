@@ -179,7 +179,8 @@ class CudaPlan final : public NttPlan {
                                                           cudaStream_t stream, const std::uint32_t* skip_starts,
                                                           const gpu::CentredLift* lift) const {
     check_rows(rows);
-    if (rows.count == 0 || batch == 0 || forward_launches_.size() < std::size_t{lift ? 2u : 1u} ||
+    // A lifted forward also starts with a global pass (so it is not the region alone).
+    if (rows.count == 0 || batch == 0 || forward_launches_.empty() ||
         forward_launches_.back().kernel != gpu::KernelKind::shared_region ||
         (lift && forward_launches_.front().kernel != gpu::KernelKind::global_pass)) {
       return std::nullopt;

@@ -62,8 +62,7 @@ struct PassInput {
 };
 
 template <typename Word>
-FHE_HD PassInput lifted_input(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col,
-                                         Word q) {
+FHE_HD PassInput lifted_input(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col, Word q) {
   const std::uint32_t block = a.batch_rows.quotient(row);
   const std::size_t column = static_cast<std::size_t>(col.base - a.data) & ((std::size_t{1} << a.log_n) - 1);
   return {a.lift.rows + (static_cast<std::size_t>(block) << a.log_n) + column,
