@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "evaluator/switch_key_layout.h"
 #include "fhe/ckks/keys.h"
 
 namespace fhe {
@@ -21,8 +22,7 @@ CudaWorkspaceWords cuda_workspace_words(const Preset& preset) {
 
 std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys) {
   const std::size_t n = preset.n(), q = preset.q_primes.size(), qp = preset.qp_rows();
-  const std::size_t switch_key = key_switch_digits(preset).size() * 2 * qp * n * 8;
-  return qp * n * 8 + 2 * q * n * 8 + (1 + galois_keys) * switch_key + galois_keys * n * 4;
+  return qp * n * 8 + 2 * q * n * 8 + (1 + galois_keys) * device_switch_key_bytes(preset) + galois_keys * n * 4;
 }
 
 }  // namespace fhe

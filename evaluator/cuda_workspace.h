@@ -29,8 +29,8 @@ CudaWorkspaceWords cuda_workspace_words(const Preset& preset);
 
 // Bytes of the device keys (evaluator/cuda/device_keys.h) of an engine with
 // `galois_keys` Galois keys: the secret key over QP rows, the public key
-// over Q rows, the relinearization and Galois key-switching keys, and each
-// Galois key's permutation table.
+// over Q rows, the relinearization and Galois key-switching keys (in
+// switch_key_layout.h's layout), and each Galois key's permutation table.
 std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys);
 
 }  // namespace fhe

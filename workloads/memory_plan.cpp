@@ -42,10 +42,6 @@ std::string MemoryPlan::summary() const {
   return text + " = " + format_bytes(total_bytes());
 }
 
-std::size_t key_switch_key_bytes(const Preset& preset) {
-  return static_cast<std::size_t>(preset.dnum()) * 2 * preset.qp_rows() * preset.n() * 8;
-}
-
 std::size_t ciphertext_bytes(const Preset& preset, int level) {
   return 2 * preset.active_q_rows(level) * preset.n() * 8;
 }

@@ -1,6 +1,7 @@
 // Device memory a workload needs, estimated before anything is allocated
 // (SPEC section 7: keys dominate; one level-0 key of the default preset is
-// about 390 MiB). Used to refuse, with the largest configuration that would
+// 390 MiB of 64-bit words, 305 MiB in the device layout of
+// evaluator/switch_key_layout.h). Used to refuse, with the largest configuration that would
 // fit, a run the device cannot hold.
 #pragma once
 
@@ -25,8 +26,6 @@ struct MemoryPlan {
   std::string summary() const;  // "keys 48.4 GiB + diagonals ... = total"
 };
 
-// One key-switching key: dnum components of (b, a) over all QP rows.
-std::size_t key_switch_key_bytes(const Preset& preset);
 // One ciphertext of two parts at `level`.
 std::size_t ciphertext_bytes(const Preset& preset, int level);
 

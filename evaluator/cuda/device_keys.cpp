@@ -9,25 +9,24 @@
 namespace fhe::cuda {
 namespace {
 
-std::size_t switch_key_words(const CkksEngine& engine) {
-  const Preset& p = engine.preset();
-  return key_switch_digits(p).size() * 2 * (p.q_primes.size() + p.p_primes.size()) * engine.ntt_plan().n();
-}
-
-DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, std::size_t words, const std::string& what) {
+DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, const SwitchKeyLayout& layout, const std::string& what) {
   DeviceSwitchKey out;
   out.components = key.components.size();
-  out.words = DeviceBuffer<std::uint64_t>(words, what);
-  const std::size_t half = words / (2 * key.components.size());
+  out.layout = layout;
+  const std::size_t component_bytes = layout.component_bytes();
+  out.bytes = DeviceBuffer<std::uint8_t>(2 * out.components * component_bytes, what);
+  std::vector<std::uint8_t> packed(component_bytes);
   for (std::size_t c = 0; c < key.components.size(); ++c) {
     const KeySwitchComponent& component = key.components[c];
-    if (component.b.words().size() != half || component.a.words().size() != half) {
-      throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
+    const RnsPoly* halves[2] = {&component.b, &component.a};
+    for (std::size_t h = 0; h < 2; ++h) {
+      if (halves[h]->words().size() != layout.rows * layout.n) {
+        throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
+      }
+      pack_switch_key_component(halves[h]->words(), layout, packed);
+      FHE_CUDA_CHECK(cudaMemcpy(out.bytes.data() + (2 * c + h) * component_bytes, packed.data(), component_bytes,
+                                cudaMemcpyHostToDevice), what);
     }
-    FHE_CUDA_CHECK(cudaMemcpy(out.words.data() + (2 * c) * half, component.b.data(), half * 8,
-                              cudaMemcpyHostToDevice), what);
-    FHE_CUDA_CHECK(cudaMemcpy(out.words.data() + (2 * c + 1) * half, component.a.data(), half * 8,
-                              cudaMemcpyHostToDevice), what);
   }
   return out;
 }
@@ -50,7 +49,7 @@ std::size_t device_key_bytes(const CkksEngine& engine) {
 }
 
 DeviceKeys upload_keys(const CkksEngine& engine) {
-  const std::size_t words = switch_key_words(engine);
+  const SwitchKeyLayout layout = switch_key_layout(engine.preset());
   DeviceKeys keys;
   const SecretKey& secret = engine.secret_key();  // throws without keys
   keys.source = engine.key_set();
@@ -59,9 +58,9 @@ DeviceKeys upload_keys(const CkksEngine& engine) {
                                                        "secret key");
   keys.public_key =
       upload_public_key(engine.public_key(), engine.preset().q_primes.size() * engine.ntt_plan().n());
-  keys.relinearization = upload_switch_key(engine.relinearization_key(), words, "relinearization key");
+  keys.relinearization = upload_switch_key(engine.relinearization_key(), layout, "relinearization key");
   for (const auto& [element, key] : engine.galois_keys()) {
-    DeviceSwitchKey device = upload_switch_key(key, words, "Galois key " + std::to_string(element));
+    DeviceSwitchKey device = upload_switch_key(key, layout, "Galois key " + std::to_string(element));
     const std::vector<std::uint32_t>& table = engine.galois_permutation(element);
     device.galois_table = DeviceBuffer<std::uint32_t>::from_host(std::span<const std::uint32_t>(table),
                                                                  "Galois table " + std::to_string(element));

@@ -2,22 +2,25 @@
 // decryption and secret-key encryption), the public key (device public-key
 // encryption), the relinearization key and every Galois key of the engine
 // with its NTT-domain permutation. Key-switching keys are laid out
-// components x (b, a) x QP rows x N, the order the inner-product kernel reads.
+// components x (b, a) x QP rows x N, the order the inner-product kernel reads,
+// each component in switch_key_layout.h's bytes (narrow rows in 6 bytes a word).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 
+#include "evaluator/switch_key_layout.h"
 #include "fhe/ckks/engine.h"
 #include "fhe/cuda/device_buffer.h"
 
 namespace fhe::cuda {
 
 struct DeviceSwitchKey {
-  DeviceBuffer<std::uint64_t> words;
+  DeviceBuffer<std::uint8_t> bytes;  // components x layout.component_bytes()
   DeviceBuffer<std::uint32_t> galois_table;  // empty for relinearization
   std::size_t components = 0;
+  SwitchKeyLayout layout;
 };
 
 struct DeviceKeys {

@@ -101,17 +101,17 @@ dim3 conversion_grid(int log_n, int items, int max_targets, int targets_per_slic
 }
 
 // One thread per (row, k): relinearization's key inner product.
-__global__ void inner_product_kernel(const u64* __restrict__ extended, int digits, const u64* __restrict__ key,
-                                     int first_digit, std::size_t key_rows, SplitRows out, std::size_t first_row,
-                                     const DeviceModulus* __restrict__ moduli) {
+__global__ void inner_product_kernel(const u64* __restrict__ extended, int digits,
+                                     const std::uint8_t* __restrict__ key, SwitchKeyLayout layout, int first_digit,
+                                     SplitRows out, std::size_t first_row, const DeviceModulus* __restrict__ moduli) {
   const std::size_t n = out.n;
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const DeviceModulus m = moduli[first_row + r];
   const auto digit_word = [&](int d) { return ExtendedDigits{extended, out.rows, n, r}(d, k); };
-  key_inner_product<1, true>(digit_word, digits, key, first_digit, key_rows, n, (first_row + r) * n + k, m,
-                             out.row_b(r)[k], out.row_a(r)[k]);
+  key_inner_product<1, true>(digit_word, digits, key, layout, first_digit, first_row + r, k, m, out.row_b(r)[k],
+                             out.row_a(r)[k]);
 }
 
 struct RotationTermList {
@@ -318,13 +318,13 @@ void launch_conversion(const DeviceConversion& conversion, const u64* source, st
   FHE_CUDA_CHECK_LAUNCH("conversion_value_kernel");
 }
 
-void launch_inner_product(const u64* extended, int digits, const u64* key, int first_digit,
-                          std::size_t key_rows, u64* acc_b, u64* acc_a, u64* p_block, std::size_t first_row,
+void launch_inner_product(const u64* extended, int digits, const std::uint8_t* key, const SwitchKeyLayout& layout,
+                          int first_digit, u64* acc_b, u64* acc_a, u64* p_block, std::size_t first_row,
                           std::size_t q_rows, std::size_t rows, int log_n, const DeviceModulus* moduli,
                           cudaStream_t stream) {
   const std::size_t n = std::size_t{1} << log_n;
   const dim3 grid(blocks_for(n), static_cast<unsigned>(rows));
-  inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, first_digit, key_rows,
+  inner_product_kernel<<<grid, kBlock, 0, stream>>>(extended, digits, key, layout, first_digit,
                                                     SplitRows{acc_b, acc_a, p_block, q_rows, rows, n}, first_row,
                                                     moduli);
   FHE_CUDA_CHECK_LAUNCH("inner_product_kernel");

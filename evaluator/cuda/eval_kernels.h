@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "evaluator/cuda/device_conversion.h"
+#include "evaluator/switch_key_layout.h"
 
 namespace fhe::cuda {
 
@@ -57,11 +58,11 @@ void launch_copy_own_rows(const std::uint64_t* input, std::uint64_t* extended, c
 
 // Key inner product over the extended rows [first_row, first_row + rows):
 // IP_b/a[r][k] = sum_d ext[d][r][k] * key[first_digit + d][b/a][first_row + r][k],
-// exact in 128 bits, one reduction. `key` is components x 2 x key_rows x n.
+// exact in 128 bits, one reduction. `key`: its components (b, a) in `layout`.
 // The first q_rows rows go to acc_b/acc_a, the P rows to p_block: IP_b's,
 // then IP_a's, back to back (one batched ModDown transform).
-void launch_inner_product(const std::uint64_t* extended, int digits, const std::uint64_t* key,
-                          int first_digit, std::size_t key_rows,
+void launch_inner_product(const std::uint64_t* extended, int digits, const std::uint8_t* key,
+                          const SwitchKeyLayout& layout, int first_digit,
                           std::uint64_t* acc_b, std::uint64_t* acc_a, std::uint64_t* p_block,
                           std::size_t first_row, std::size_t q_rows, std::size_t rows, int log_n,
                           const DeviceModulus* moduli, cudaStream_t stream);
@@ -74,7 +75,7 @@ void launch_inner_product(const std::uint64_t* extended, int digits, const std::
 // the P x (Q-row) parts zero on the P rows. Exact modular arithmetic, so the
 // words equal the CPU's whatever the grouping of terms into launches.
 struct RotationTerm {
-  const std::uint64_t* key = nullptr;         // components x 2 x key_rows x n, or null
+  const std::uint8_t* key = nullptr;          // in ExtendedSumArgs::key_layout, or null
   const std::uint32_t* table = nullptr;       // the key's NTT-domain permutation
   const std::uint64_t* plain = nullptr;       // extended plaintext, rows x n; null: times 1
 };
@@ -82,7 +83,7 @@ inline constexpr int kMaxRotationTerms = 16;  // terms per launch (kernel parame
 struct ExtendedSumArgs {
   const std::uint64_t* extended = nullptr;  // digits x rows x n (the hoisted decomposition)
   int digits = 0, first_digit = 0;
-  std::size_t key_rows = 0;                 // rows of a key component (all QP rows)
+  SwitchKeyLayout key_layout;               // of every key of the terms
   const std::uint64_t* c0 = nullptr;        // the input's parts over the Q rows
   const std::uint64_t* c1 = nullptr;
   // The part the ModUp decomposed (NTT form, q_rows x n), for the fused

@@ -9,8 +9,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "evaluator/cuda/eval_kernels.h"
+#include "evaluator/switch_key_layout.h"
 
 namespace fhe::cuda::terms {
 
@@ -30,8 +32,35 @@ FHE_HD u64 load_read_only(const u64* p) {
 #endif
 }
 
-// Both key halves at one extended position in one pass over every digit:
-// sum_d digit_word(d) * key[first_digit + d][b/a][key_word], exact in 128
+// A key word at `at` of the component starting at `component`
+// (switch_key_layout.h): a narrow row's two planes, or a wide row's word.
+template <bool Narrow>
+FHE_HD u64 key_word(const std::uint8_t* component, const SwitchKeyLayout::Place& at) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Narrow) {
+    const u64 low = __ldg(reinterpret_cast<const std::uint32_t*>(component + at.low));
+    const u64 high = __ldg(reinterpret_cast<const std::uint16_t*>(component + at.high));
+    return low | high << 32;
+  } else {
+    return __ldg(reinterpret_cast<const u64*>(component + at.low));
+  }
+#else
+  u64 word = 0;
+  if constexpr (Narrow) {
+    std::uint32_t low;
+    std::uint16_t high;
+    std::memcpy(&low, component + at.low, 4);
+    std::memcpy(&high, component + at.high, 2);
+    word = low | static_cast<u64>(high) << 32;
+  } else {
+    std::memcpy(&word, component + at.low, 8);
+  }
+  return word;
+#endif
+}
+
+// Both key halves at (row, k) in one pass over every digit:
+// sum_d digit_word(d) * key[first_digit + d][b/a][row][k], exact in 128
 // bits, one reduction each. A thread issues the loads of DigitsPerRound
 // digits together. The rotation kernels take 5: the default preset's 10
 // digits at level 0 in two memory round trips instead of the four of the
@@ -39,7 +68,8 @@ FHE_HD u64 load_read_only(const u64* p) {
 // sum16_lazy_moddown -3.4 %, BSGS -3.5 %. Relinearization's kernel keeps 1
 // (the plain loop): with 5 it went from 40 to 56 registers and
 // multiply_relinearize took 2 % longer (docs/performance.md, session 6).
-// Keys are read through the non-coherent path (__ldg), like the digits.
+// Keys are read through the non-coherent path (__ldg), like the digits;
+// the row's storage (narrow or wide) is one test a thread, outside the loop.
 // Two shapes of the rounds, measured on the H200 (session 11):
 // - PredicatedRounds: every round of DigitsPerRound, the last one's loads
 //   past the digits predicated off. The compiler then computes each load's
@@ -52,10 +82,10 @@ FHE_HD u64 load_read_only(const u64* p) {
 //   one: the addresses are a 64-bit add apart. The fused kernel, whose
 //   digits are in shared memory, gains (multiply_relinearize 910 -> 872 us,
 //   rotate_with_key 886 -> 843 us).
-template <int DigitsPerRound, bool PredicatedRounds, typename DigitWord>
-FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __restrict__ key, int first_digit,
-                              std::size_t key_rows, std::size_t n, std::size_t key_word, const DeviceModulus& m,
-                              u64& out_b, u64& out_a) {
+template <int DigitsPerRound, bool PredicatedRounds, bool Narrow, typename DigitWord>
+FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
+                                 std::size_t component_bytes, const SwitchKeyLayout::Place& at, int first_digit,
+                                 const DeviceModulus& m, u64& out_b, u64& out_a) {
   u128 sum_b = 0, sum_a = 0;
   const auto add_round = [&](const u64 (&x)[DigitsPerRound], const u64 (&key_b)[DigitsPerRound],
                              const u64 (&key_a)[DigitsPerRound]) {
@@ -65,6 +95,7 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __res
       sum_a += static_cast<u128>(x[j]) * key_a[j];
     }
   };
+  // Component 2 d + h (h = 0: b, 1: a) starts component_bytes x (2 d + h) in.
   if constexpr (PredicatedRounds) {
     for (int first = 0; first < digits; first += DigitsPerRound) {
       u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
@@ -72,36 +103,51 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const u64* __res
       for (int j = 0; j < DigitsPerRound; ++j) {
         const int d = first + j;
         const bool live = d < digits;
-        const std::size_t component = static_cast<std::size_t>(first_digit + d) * 2;
+        const std::uint8_t* b = key + static_cast<std::size_t>(first_digit + d) * 2 * component_bytes;
         x[j] = live ? digit_word(d) : 0;
-        key_b[j] = live ? load_read_only(key + component * key_rows * n + key_word) : 0;
-        key_a[j] = live ? load_read_only(key + (component + 1) * key_rows * n + key_word) : 0;
+        key_b[j] = live ? key_word<Narrow>(b, at) : 0;
+        key_a[j] = live ? key_word<Narrow>(b + component_bytes, at) : 0;
       }
       add_round(x, key_b, key_a);
     }
   } else {
-    // Component 2 d + h (h = 0: b, 1: a) of the key is key_rows x n words.
-    const std::size_t half_stride = key_rows * n, digit_stride = 2 * half_stride;
-    std::size_t offset = static_cast<std::size_t>(first_digit) * digit_stride + key_word;  // digit d's b word
+    const std::size_t digit_stride = 2 * component_bytes;
+    const std::uint8_t* b = key + static_cast<std::size_t>(first_digit) * digit_stride;  // digit d's b
     int d = 0;
-    for (; d + DigitsPerRound <= digits; d += DigitsPerRound, offset += DigitsPerRound * digit_stride) {
+    for (; d + DigitsPerRound <= digits; d += DigitsPerRound, b += DigitsPerRound * digit_stride) {
       u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) {
         x[j] = digit_word(d + j);
-        key_b[j] = load_read_only(key + offset + j * digit_stride);
-        key_a[j] = load_read_only(key + offset + j * digit_stride + half_stride);
+        key_b[j] = key_word<Narrow>(b + j * digit_stride, at);
+        key_a[j] = key_word<Narrow>(b + j * digit_stride + component_bytes, at);
       }
       add_round(x, key_b, key_a);
     }
-    for (; d < digits; ++d, offset += digit_stride) {  // the digits left over
+    for (; d < digits; ++d, b += digit_stride) {  // the digits left over
       const u64 x = digit_word(d);
-      sum_b += static_cast<u128>(x) * load_read_only(key + offset);
-      sum_a += static_cast<u128>(x) * load_read_only(key + offset + half_stride);
+      sum_b += static_cast<u128>(x) * key_word<Narrow>(b, at);
+      sum_a += static_cast<u128>(x) * key_word<Narrow>(b + component_bytes, at);
     }
   }
   out_b = reduce128(sum_b, m);
   out_a = reduce128(sum_a, m);
+}
+
+// The same at word k of key row `row` (a preset row id), in the layout.
+template <int DigitsPerRound, bool PredicatedRounds, typename DigitWord>
+FHE_HD void key_inner_product(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
+                              const SwitchKeyLayout& layout, int first_digit, std::size_t row, std::size_t k,
+                              const DeviceModulus& m, u64& out_b, u64& out_a) {
+  const SwitchKeyLayout::Place at = layout.place(row, k);
+  const std::size_t component_bytes = layout.component_bytes();
+  if (at.narrow) {
+    key_inner_product_at<DigitsPerRound, PredicatedRounds, true>(digit_word, digits, key, component_bytes, at,
+                                                                 first_digit, m, out_b, out_a);
+  } else {
+    key_inner_product_at<DigitsPerRound, PredicatedRounds, false>(digit_word, digits, key, component_bytes, at,
+                                                                  first_digit, m, out_b, out_a);
+  }
 }
 
 // Digit d's word at (extended row r, position source_k) of the hoisted
@@ -170,8 +216,8 @@ FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, co
   if (term.key) {
     const std::size_t source_k = Galois ? term.table[k] : k;
     key_inner_product<DigitsPerRound, PredicatedRounds>([&](int d) { return digit_word(d, source_k); }, s.digits,
-                                                        term.key, s.first_digit, s.key_rows, n, row.id * n + k, row.m,
-                                                        b, a);
+                                                        term.key, s.key_layout, s.first_digit, row.id, k, row.m, b,
+                                                        a);
     if (Galois && row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
   } else if (row.q_row) {
     b = mul_shoup(s.c0[i], row.p, row.p_shoup, q);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evaluator/switch_key_layout.h"
 #include "fhe/ckks/engine.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
@@ -106,7 +107,7 @@ void run_matvec_cuda(const MatvecOptions& options, fhe::CkksEngine& engine, bool
   const bool equal = same_words(graph_result, eager_result);
   // The byte floor: every rotation streams one level-0 Galois key.
   const double key_bytes = static_cast<double>(matvec.rotation_count()) *
-                           static_cast<double>(fhe::workloads::key_switch_key_bytes(engine.preset()));
+                           static_cast<double>(fhe::device_switch_key_bytes(engine.preset()));
   const double floor_ms = key_bytes / 4e12 * 1e3;
   const auto& samples = graph ? graph_ms : eager_ms;
   nlohmann::json out = matvec_json(options, engine.device().str(), engine.ntt_backend(), graph, plan);

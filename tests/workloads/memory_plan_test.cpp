@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "evaluator/cuda_workspace.h"
+#include "evaluator/switch_key_layout.h"
 #include "fhe/core/error.h"
 #include "fhe/params/preset.h"
 #include "workloads/memory_plan.h"
@@ -10,11 +11,13 @@ namespace {
 
 using namespace fhe::workloads;
 
-TEST(MemoryPlan, DefaultPresetKeyIsAbout390MiB) {
+// 390 MiB as 64-bit words (10 digits x (b, a) x 39 rows x 65536 words x
+// 8 bytes); on the device the 34 rows of 40-bit scale primes take 6 bytes
+// a word (evaluator/switch_key_layout.h), the base and P primes 8.
+TEST(MemoryPlan, DefaultPresetKeyIs305MiBOnTheDevice) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
-  // 10 digits x (b, a) x 39 rows x 65536 words x 8 bytes.
-  EXPECT_EQ(key_switch_key_bytes(preset), 10ull * 2 * 39 * 65536 * 8);
-  EXPECT_NEAR(key_switch_key_bytes(preset) / (1024.0 * 1024.0), 390.0, 0.5);
+  EXPECT_EQ(fhe::device_switch_key_bytes(preset), 10ull * 2 * (34 * 6 + 5 * 8) * 65536);
+  EXPECT_NEAR(fhe::device_switch_key_bytes(preset) / (1024.0 * 1024.0), 305.0, 0.5);
   EXPECT_EQ(ciphertext_bytes(preset, 34), 2ull * 1 * 65536 * 8);
 }
 
@@ -34,7 +37,7 @@ TEST(MemoryPlan, CudaEvaluatorWorkspacesAndKeysAtTheDefaultPreset) {
   // secret (QP) + public key (2 x Q) + relinearization and 127 Galois keys
   // + a 4-byte permutation table per Galois key.
   EXPECT_EQ(fhe::cuda_key_bytes(preset, 127),
-            39 * row + 2 * 35 * row + 128 * key_switch_key_bytes(preset) + 127 * 65536ull * 4);
+            39 * row + 2 * 35 * row + 128 * fhe::device_switch_key_bytes(preset) + 127 * 65536ull * 4);
 }
 
 // Per worker the plan holds the evaluator's workspaces and the worker's

@@ -35,6 +35,7 @@ struct Case {
   bool galois;      // a rotation (by 3 slots) rather than relinearization
   bool accumulate;  // add a plaintext-weighted term to an extended sum
   bool skip_own = false;  // the ModUp's passes skip each digit's own Q rows
+  int narrow_bits = 0;    // > 0: rows up to the Q rows of this width, the P rows of `bits`
 };
 
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
@@ -65,14 +66,19 @@ void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, st
 
 template <typename Word>
 void check(const Case& c) {
-  SCOPED_TRACE(::testing::Message() << c.backend << " logN " << c.log_n << ", " << c.bits << "-bit, " << c.digits
+  SCOPED_TRACE(::testing::Message() << c.backend << " logN " << c.log_n << ", " << c.bits << "-bit (narrow "
+                                    << c.narrow_bits << "), " << c.digits
                                     << " digits, galois " << c.galois << ", accumulate " << c.accumulate);
   const ntt::BackendInfo& backend = ntt::backend_info(c.backend);
   ASSERT_TRUE(ntt::compatibility(backend, c.log_n).compatible);
   const std::size_t n = std::size_t{1} << c.log_n;
   const std::size_t rows = static_cast<std::size_t>(c.q_rows + c.p_rows), digits = static_cast<std::size_t>(c.digits);
   const std::size_t first_row = 1, key_rows = first_row + rows;  // row 0 unused: exercises the offsets
-  const std::vector<u64> moduli = testing::ntt_moduli(c.log_n, static_cast<int>(key_rows), c.bits);
+  std::vector<u64> moduli = testing::ntt_moduli(c.log_n, static_cast<int>(key_rows), c.bits);
+  if (c.narrow_bits > 0) {  // a preset's mix: narrow scale primes, wide P primes
+    const std::vector<u64> narrow = testing::ntt_moduli(c.log_n, 1 + c.q_rows, c.narrow_bits);
+    std::copy(narrow.begin(), narrow.end(), moduli.begin());
+  }
   const auto word = c.bits > 30 ? WordType::int64 : WordType::int32;
   std::mt19937_64 rng(1000 + c.log_n * 17 + c.digits);
   const auto random_row_word = [&](std::size_t id) { return rng() % moduli[id]; };
@@ -111,6 +117,14 @@ void check(const Case& c) {
   const int first_digit = 1;
   std::vector<u64> key((first_digit + digits) * 2 * key_rows * n);
   for (std::size_t i = 0; i < key.size(); ++i) key[i] = random_row_word((i / n) % key_rows);
+  // The kernel reads the key in its device layout.
+  const SwitchKeyLayout layout = switch_key_layout(moduli, n);
+  std::vector<std::uint8_t> packed(key.size() / (key_rows * n) * layout.component_bytes());
+  for (std::size_t component = 0; component < key.size() / (key_rows * n); ++component) {
+    pack_switch_key_component(std::span(key).subspan(component * key_rows * n, key_rows * n), layout,
+                              std::span(packed).subspan(component * layout.component_bytes(),
+                                                        layout.component_bytes()));
+  }
   const std::vector<std::uint32_t> table =
       c.galois ? galois_ntt_permutation(galois_element_for_step(3, c.log_n), c.log_n) : std::vector<std::uint32_t>{};
   std::vector<u64> c0(static_cast<std::size_t>(c.q_rows) * n), plain(rows * n);
@@ -128,7 +142,7 @@ void check(const Case& c) {
   s.extended = ext.data();
   s.digits = c.digits;
   s.first_digit = first_digit;
-  s.key_rows = key_rows;
+  s.key_layout = layout;
   s.c0 = c0.data();
   s.decomposed = c.skip_own ? decomposed.data() : nullptr;
   s.p_mod_q = p_mod_q.data();
@@ -138,7 +152,7 @@ void check(const Case& c) {
   s.rows = rows;
   s.log_n = c.log_n;
   s.moduli = device_moduli.data();
-  const cuda::RotationTerm term{key.data(), c.galois ? table.data() : nullptr, c.accumulate ? plain.data() : nullptr};
+  const cuda::RotationTerm term{packed.data(), c.galois ? table.data() : nullptr, c.accumulate ? plain.data() : nullptr};
   // Split outputs: Q rows of b and a, then the P block (b's, a's); sums:
   // every row of b and a, starting from random words.
   std::vector<u64> out_b(rows * n), out_a(rows * n), p_block(2 * static_cast<std::size_t>(c.p_rows) * n);
@@ -206,6 +220,10 @@ TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
   check<std::uint32_t>({"radix4_compact", 10, 28, 6, 2, 2, false, true});
   check<u64>({"radix2_compact_group4_smem8", 9, 60, 5, 2, 1, false, true});
   check<u64>({"radix2_compact_group8_smem8", 8, 60, 5, 1, 1, true, false});
+  // The default preset's mix: 40-bit Q rows, 60-bit P rows (the key's
+  // narrow and wide rows in one launch).
+  check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 5, 2, false, false, true, 40});
+  check<u64>({"radix16_compact", 12, 60, 9, 3, 2, true, true, false, 40});
 }
 
 }  // namespace
