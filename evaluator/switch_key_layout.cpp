@@ -1,6 +1,7 @@
 // A key-switching key's device layout (switch_key_layout.h).
 #include "evaluator/switch_key_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -22,29 +23,32 @@ SwitchKeyLayout switch_key_layout(const Preset& preset) {
   return switch_key_layout(preset.qp_primes(), preset.n());
 }
 
-std::size_t device_switch_key_bytes(const Preset& preset) {
-  return static_cast<std::size_t>(preset.dnum()) * 2 * switch_key_layout(preset).component_bytes();
-}
-
-void pack_switch_key_component(std::span<const std::uint64_t> words, const SwitchKeyLayout& layout,
-                               std::span<std::uint8_t> out) {
-  if (words.size() != layout.rows * layout.n || out.size() != layout.component_bytes()) {
-    throw InvalidArgument("pack_switch_key_component: " + std::to_string(words.size()) + " words into " +
-                          std::to_string(out.size()) + " bytes, the layout has " +
+void pack_switch_key_digit(std::span<const std::uint64_t> b, std::span<const std::uint64_t> a,
+                           const SwitchKeyLayout& layout, std::span<std::uint8_t> out) {
+  const std::size_t words = layout.rows * layout.n;
+  if (b.size() != words || a.size() != words || out.size() != layout.digit_bytes()) {
+    throw InvalidArgument("pack_switch_key_digit: " + std::to_string(b.size()) + " + " + std::to_string(a.size()) +
+                          " words into " + std::to_string(out.size()) + " bytes, the layout has " +
                           std::to_string(layout.rows) + " rows of " + std::to_string(layout.n));
   }
   const std::size_t narrow_words = layout.narrow_rows * layout.n;
   for (std::size_t i = 0; i < narrow_words; ++i) {
-    if (words[i] >= kNarrowKeyRowBound) {
-      throw InvalidArgument("pack_switch_key_component: word " + std::to_string(i) + " of a narrow row is " +
-                            std::to_string(words[i]) + ", not below 2^48");
+    if (b[i] >= kNarrowKeyRowBound || a[i] >= kNarrowKeyRowBound) {
+      throw InvalidArgument("pack_switch_key_digit: word " + std::to_string(i) + " of a narrow row is " +
+                            std::to_string(std::max(b[i], a[i])) + ", not below 2^48");
     }
-    const auto low = static_cast<std::uint32_t>(words[i]);
-    const auto high = static_cast<std::uint16_t>(words[i] >> 32);
-    std::memcpy(out.data() + i * 4, &low, 4);
-    std::memcpy(out.data() + narrow_words * 4 + i * 2, &high, 2);
+    const std::uint32_t low[2] = {static_cast<std::uint32_t>(b[i]), static_cast<std::uint32_t>(a[i])};
+    const std::uint16_t high[2] = {static_cast<std::uint16_t>(b[i] >> 32), static_cast<std::uint16_t>(a[i] >> 32)};
+    std::memcpy(out.data() + i * 8, low, 8);
+    std::memcpy(out.data() + narrow_words * 8 + i * 4, high, 4);
   }
-  std::memcpy(out.data() + narrow_words * 6, words.data() + narrow_words, (words.size() - narrow_words) * 8);
+  const std::size_t wide_bytes = (words - narrow_words) * 8;
+  std::memcpy(out.data() + narrow_words * 12, b.data() + narrow_words, wide_bytes);
+  std::memcpy(out.data() + narrow_words * 12 + wide_bytes, a.data() + narrow_words, wide_bytes);
+}
+
+std::size_t device_switch_key_bytes(const Preset& preset) {
+  return static_cast<std::size_t>(preset.dnum()) * switch_key_layout(preset).digit_bytes();
 }
 
 }  // namespace fhe

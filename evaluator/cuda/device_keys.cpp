@@ -13,20 +13,17 @@ DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, const SwitchKeyLayout
   DeviceSwitchKey out;
   out.components = key.components.size();
   out.layout = layout;
-  const std::size_t component_bytes = layout.component_bytes();
-  out.bytes = DeviceBuffer<std::uint8_t>(2 * out.components * component_bytes, what);
-  std::vector<std::uint8_t> packed(component_bytes);
+  const std::size_t digit_bytes = layout.digit_bytes();
+  out.bytes = DeviceBuffer<std::uint8_t>(out.components * digit_bytes, what);
+  std::vector<std::uint8_t> packed(digit_bytes);
   for (std::size_t c = 0; c < key.components.size(); ++c) {
     const KeySwitchComponent& component = key.components[c];
-    const RnsPoly* halves[2] = {&component.b, &component.a};
-    for (std::size_t h = 0; h < 2; ++h) {
-      if (halves[h]->words().size() != layout.rows * layout.n) {
-        throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
-      }
-      pack_switch_key_component(halves[h]->words(), layout, packed);
-      FHE_CUDA_CHECK(cudaMemcpy(out.bytes.data() + (2 * c + h) * component_bytes, packed.data(), component_bytes,
-                                cudaMemcpyHostToDevice), what);
+    if (component.b.words().size() != layout.rows * layout.n || component.a.words().size() != layout.rows * layout.n) {
+      throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
     }
+    pack_switch_key_digit(component.b.words(), component.a.words(), layout, packed);
+    FHE_CUDA_CHECK(cudaMemcpy(out.bytes.data() + c * digit_bytes, packed.data(), digit_bytes, cudaMemcpyHostToDevice),
+                   what);
   }
   return out;
 }

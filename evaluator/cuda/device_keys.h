@@ -1,9 +1,9 @@
 // Keys resident on the device, uploaded once: the secret key (device
 // decryption and secret-key encryption), the public key (device public-key
 // encryption), the relinearization key and every Galois key of the engine
-// with its NTT-domain permutation. Key-switching keys are laid out
-// components x (b, a) x QP rows x N, the order the inner-product kernel reads,
-// each component in switch_key_layout.h's bytes (narrow rows in 6 bytes a word).
+// with its NTT-domain permutation. Key-switching keys hold one component
+// (b, a) over QP rows x N per digit, in switch_key_layout.h's bytes (narrow
+// rows in 6 bytes a word).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 namespace fhe::cuda {
 
 struct DeviceSwitchKey {
-  DeviceBuffer<std::uint8_t> bytes;  // components x layout.component_bytes()
+  DeviceBuffer<std::uint8_t> bytes;  // components x layout.digit_bytes()
   DeviceBuffer<std::uint32_t> galois_table;  // empty for relinearization
   std::size_t components = 0;
   SwitchKeyLayout layout;

@@ -58,7 +58,7 @@ void launch_copy_own_rows(const std::uint64_t* input, std::uint64_t* extended, c
 
 // Key inner product over the extended rows [first_row, first_row + rows):
 // IP_b/a[r][k] = sum_d ext[d][r][k] * key[first_digit + d][b/a][first_row + r][k],
-// exact in 128 bits, one reduction. `key`: its components (b, a) in `layout`.
+// exact in 128 bits, one reduction. `key`: its digits' (b, a) in `layout`.
 // The first q_rows rows go to acc_b/acc_a, the P rows to p_block: IP_b's,
 // then IP_a's, back to back (one batched ModDown transform).
 void launch_inner_product(const std::uint64_t* extended, int digits, const std::uint8_t* key,

@@ -32,30 +32,32 @@ FHE_HD u64 load_read_only(const u64* p) {
 #endif
 }
 
-// A key word at `at` of the component starting at `component`
-// (switch_key_layout.h): a narrow row's two planes, or a wide row's word.
+// A digit's (b, a) at one (row, k) (switch_key_layout.h), from the
+// digit's bytes at the place's `first` and `second`: a narrow row's two
+// planes (one 8-byte and one 4-byte load) or a wide row's two words.
 template <bool Narrow>
-FHE_HD u64 key_word(const std::uint8_t* component, const SwitchKeyLayout::Place& at) {
+FHE_HD void key_pair(const std::uint8_t* first, const std::uint8_t* second, u64& b, u64& a) {
 #if defined(__CUDA_ARCH__)
   if constexpr (Narrow) {
-    const u64 low = __ldg(reinterpret_cast<const std::uint32_t*>(component + at.low));
-    const u64 high = __ldg(reinterpret_cast<const std::uint16_t*>(component + at.high));
-    return low | high << 32;
+    const uint2 low = __ldg(reinterpret_cast<const uint2*>(first));
+    const std::uint32_t high = __ldg(reinterpret_cast<const std::uint32_t*>(second));
+    b = low.x | static_cast<u64>(high & 0xffff) << 32;
+    a = low.y | static_cast<u64>(high >> 16) << 32;
   } else {
-    return __ldg(reinterpret_cast<const u64*>(component + at.low));
+    b = __ldg(reinterpret_cast<const u64*>(first));
+    a = __ldg(reinterpret_cast<const u64*>(second));
   }
 #else
-  u64 word = 0;
   if constexpr (Narrow) {
-    std::uint32_t low;
-    std::uint16_t high;
-    std::memcpy(&low, component + at.low, 4);
-    std::memcpy(&high, component + at.high, 2);
-    word = low | static_cast<u64>(high) << 32;
+    std::uint32_t low[2], high;
+    std::memcpy(low, first, 8);
+    std::memcpy(&high, second, 4);
+    b = low[0] | static_cast<u64>(high & 0xffff) << 32;
+    a = low[1] | static_cast<u64>(high >> 16) << 32;
   } else {
-    std::memcpy(&word, component + at.low, 8);
+    std::memcpy(&b, first, 8);
+    std::memcpy(&a, second, 8);
   }
-  return word;
 #endif
 }
 
@@ -84,7 +86,7 @@ FHE_HD u64 key_word(const std::uint8_t* component, const SwitchKeyLayout::Place&
 //   rotate_with_key 886 -> 843 us).
 template <int DigitsPerRound, bool PredicatedRounds, bool Narrow, typename DigitWord>
 FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
-                                 std::size_t component_bytes, const SwitchKeyLayout::Place& at, int first_digit,
+                                 std::size_t digit_bytes, const SwitchKeyLayout::Place& at, int first_digit,
                                  const DeviceModulus& m, u64& out_b, u64& out_a) {
   u128 sum_b = 0, sum_a = 0;
   const auto add_round = [&](const u64 (&x)[DigitsPerRound], const u64 (&key_b)[DigitsPerRound],
@@ -95,39 +97,50 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
       sum_a += static_cast<u128>(x[j]) * key_a[j];
     }
   };
-  // Component 2 d + h (h = 0: b, 1: a) starts component_bytes x (2 d + h) in.
+  // Digit d's (b, a) at key_first and key_second + d x digit_bytes.
+  const std::uint8_t* key_first = key + static_cast<std::size_t>(first_digit) * digit_bytes + at.first;
+  const std::uint8_t* key_second = key + static_cast<std::size_t>(first_digit) * digit_bytes + at.second;
   if constexpr (PredicatedRounds) {
+    // Word addressing as with 64-bit keys: every load's address from
+    // scratch, fewest registers held across a round.
+    const auto* key64 = reinterpret_cast<const u64*>(key);
+    const std::size_t digit_words = digit_bytes / 8;
     for (int first = 0; first < digits; first += DigitsPerRound) {
       u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) {
         const int d = first + j;
         const bool live = d < digits;
-        const std::uint8_t* b = key + static_cast<std::size_t>(first_digit + d) * 2 * component_bytes;
+        const std::size_t digit = static_cast<std::size_t>(first_digit + d) * digit_words;
         x[j] = live ? digit_word(d) : 0;
-        key_b[j] = live ? key_word<Narrow>(b, at) : 0;
-        key_a[j] = live ? key_word<Narrow>(b + component_bytes, at) : 0;
+        u64 b = 0, a = 0;
+        if (live) {
+          key_pair<Narrow>(reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.first,
+                           reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.second, b, a);
+        }
+        key_b[j] = b;
+        key_a[j] = a;
       }
       add_round(x, key_b, key_a);
     }
   } else {
-    const std::size_t digit_stride = 2 * component_bytes;
-    const std::uint8_t* b = key + static_cast<std::size_t>(first_digit) * digit_stride;  // digit d's b
     int d = 0;
-    for (; d + DigitsPerRound <= digits; d += DigitsPerRound, b += DigitsPerRound * digit_stride) {
+    for (; d + DigitsPerRound <= digits;
+         d += DigitsPerRound, key_first += DigitsPerRound * digit_bytes, key_second += DigitsPerRound * digit_bytes) {
       u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) {
         x[j] = digit_word(d + j);
-        key_b[j] = key_word<Narrow>(b + j * digit_stride, at);
-        key_a[j] = key_word<Narrow>(b + j * digit_stride + component_bytes, at);
+        key_pair<Narrow>(key_first + j * digit_bytes, key_second + j * digit_bytes, key_b[j], key_a[j]);
       }
       add_round(x, key_b, key_a);
     }
-    for (; d < digits; ++d, b += digit_stride) {  // the digits left over
+    for (; d < digits; ++d, key_first += digit_bytes, key_second += digit_bytes) {  // the digits left over
       const u64 x = digit_word(d);
-      sum_b += static_cast<u128>(x) * key_word<Narrow>(b, at);
-      sum_a += static_cast<u128>(x) * key_word<Narrow>(b + component_bytes, at);
+      u64 key_b, key_a;
+      key_pair<Narrow>(key_first, key_second, key_b, key_a);
+      sum_b += static_cast<u128>(x) * key_b;
+      sum_a += static_cast<u128>(x) * key_a;
     }
   }
   out_b = reduce128(sum_b, m);
@@ -140,12 +153,11 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const std::uint8
                               const SwitchKeyLayout& layout, int first_digit, std::size_t row, std::size_t k,
                               const DeviceModulus& m, u64& out_b, u64& out_a) {
   const SwitchKeyLayout::Place at = layout.place(row, k);
-  const std::size_t component_bytes = layout.component_bytes();
   if (at.narrow) {
-    key_inner_product_at<DigitsPerRound, PredicatedRounds, true>(digit_word, digits, key, component_bytes, at,
+    key_inner_product_at<DigitsPerRound, PredicatedRounds, true>(digit_word, digits, key, layout.digit_bytes(), at,
                                                                  first_digit, m, out_b, out_a);
   } else {
-    key_inner_product_at<DigitsPerRound, PredicatedRounds, false>(digit_word, digits, key, component_bytes, at,
+    key_inner_product_at<DigitsPerRound, PredicatedRounds, false>(digit_word, digits, key, layout.digit_bytes(), at,
                                                                   first_digit, m, out_b, out_a);
   }
 }

@@ -21,7 +21,7 @@ TEST(SwitchKeyLayout, NarrowRowsAreTheLeadingPrimesBelow2To48) {
   const SwitchKeyLayout standard = switch_key_layout(preset_by_name(kDefaultPresetName));
   EXPECT_EQ(standard.rows, 39u);
   EXPECT_EQ(standard.narrow_rows, 34u);
-  EXPECT_EQ(standard.component_bytes(), (34u * 6 + 5 * 8) * 65536);
+  EXPECT_EQ(standard.digit_bytes(), (34u * 12 + 5 * 16) * 65536);
   // 50-bit scale primes: nothing narrow; int32: every row narrow.
   EXPECT_EQ(switch_key_layout(preset_by_name("slots32768-scale50-levels27-int64")).narrow_rows, 0u);
   const Preset& int32 = preset_by_name("slots32768-scale25-levels24-int32");
@@ -31,44 +31,53 @@ TEST(SwitchKeyLayout, NarrowRowsAreTheLeadingPrimesBelow2To48) {
   EXPECT_EQ(switch_key_layout(primes, 4).narrow_rows, 2u);
 }
 
-TEST(SwitchKeyLayout, PacksNarrowRowsIntoTwoPlanesAndWideRowsWhole) {
+std::vector<std::uint8_t> bytes_at(const std::vector<std::uint8_t>& bytes, std::size_t at, std::size_t count) {
+  return {bytes.begin() + static_cast<std::ptrdiff_t>(at), bytes.begin() + static_cast<std::ptrdiff_t>(at + count)};
+}
+
+TEST(SwitchKeyLayout, PacksNarrowRowsAsLowPairsAndHighHalvesWideRowsWhole) {
   const SwitchKeyLayout layout{3, 2, 4};  // rows, narrow rows, n
-  ASSERT_EQ(layout.component_bytes(), 2u * 4 * 6 + 4 * 8);
-  std::vector<std::uint64_t> words(12);
-  for (std::size_t i = 0; i < words.size(); ++i) words[i] = 0x0000'ab00'1234'5600ull + i;
-  words[8] = 0xfedc'ba98'7654'3210ull;  // a wide row holds any word
-  std::vector<std::uint8_t> bytes(layout.component_bytes());
-  pack_switch_key_component(words, layout, bytes);
-  // Row 1, word 2 (word 6): low 32 bits at (1 x 4 + 2) x 4, high 16 bits
-  // after the 8 low words, at 32 + 6 x 2; little-endian.
+  ASSERT_EQ(layout.digit_bytes(), 2u * 4 * 12 + 4 * 16);
+  std::vector<std::uint64_t> b(12), a(12);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    b[i] = 0x0000'ab00'1234'5600ull + i;
+    a[i] = 0x0000'cd00'8765'4300ull + i;
+  }
+  b[8] = 0xfedc'ba98'7654'3210ull;  // a wide row holds any word
+  a[11] = 0x0123'4567'89ab'cdefull;
+  std::vector<std::uint8_t> bytes(layout.digit_bytes());
+  pack_switch_key_digit(b, a, layout, bytes);
+  // Row 1, word 2 (word 6): the low halves of b and a at (1 x 4 + 2) x 8,
+  // the high 16 bits of b and a after the 8 pairs, at 64 + 6 x 4;
+  // little-endian.
   const SwitchKeyLayout::Place narrow = layout.place(1, 2);
   EXPECT_TRUE(narrow.narrow);
-  EXPECT_EQ(narrow.low, 24u);
-  EXPECT_EQ(narrow.high, 44u);
-  EXPECT_EQ(std::vector<std::uint8_t>(bytes.begin() + 24, bytes.begin() + 28),
-            (std::vector<std::uint8_t>{0x06, 0x56, 0x34, 0x12}));
-  EXPECT_EQ(std::vector<std::uint8_t>(bytes.begin() + 44, bytes.begin() + 46),
-            (std::vector<std::uint8_t>{0x00, 0xab}));
-  // Row 2 (wide), word 0: 8 bytes after the two planes (48 bytes).
-  const SwitchKeyLayout::Place wide = layout.place(2, 0);
-  EXPECT_FALSE(wide.narrow);
-  EXPECT_EQ(wide.low, 48u);
-  EXPECT_EQ(std::vector<std::uint8_t>(bytes.begin() + 48, bytes.begin() + 56),
-            (std::vector<std::uint8_t>{0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe}));
+  EXPECT_EQ(narrow.first, 48u);
+  EXPECT_EQ(narrow.second, 88u);
+  EXPECT_EQ(bytes_at(bytes, 48, 8), (std::vector<std::uint8_t>{0x06, 0x56, 0x34, 0x12, 0x06, 0x43, 0x65, 0x87}));
+  EXPECT_EQ(bytes_at(bytes, 88, 4), (std::vector<std::uint8_t>{0x00, 0xab, 0x00, 0xcd}));
+  // Row 2 (wide): b's words after the two planes (96 bytes), then a's.
+  const SwitchKeyLayout::Place first = layout.place(2, 0), last = layout.place(2, 3);
+  EXPECT_FALSE(first.narrow);
+  EXPECT_EQ(first.first, 96u);
+  EXPECT_EQ(first.second, 128u);
+  EXPECT_EQ(last.second, 152u);
+  EXPECT_EQ(bytes_at(bytes, 96, 8), (std::vector<std::uint8_t>{0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe}));
+  EXPECT_EQ(bytes_at(bytes, 152, 8), (std::vector<std::uint8_t>{0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01}));
 }
 
 TEST(SwitchKeyLayout, RefusesWordsThatDoNotFitAndWrongSizes) {
   const SwitchKeyLayout layout{2, 1, 4};
-  std::vector<std::uint64_t> words(8, 5);
-  std::vector<std::uint8_t> bytes(layout.component_bytes());
-  words[3] = std::uint64_t{1} << 48;  // row 0 is narrow
-  EXPECT_THROW(pack_switch_key_component(words, layout, bytes), InvalidArgument);
-  words[3] = 5;
-  words[7] = ~std::uint64_t{0};  // row 1 is wide: fine
-  EXPECT_NO_THROW(pack_switch_key_component(words, layout, bytes));
+  std::vector<std::uint64_t> b(8, 5), a(8, 7);
+  std::vector<std::uint8_t> bytes(layout.digit_bytes());
+  a[3] = std::uint64_t{1} << 48;  // row 0 is narrow
+  EXPECT_THROW(pack_switch_key_digit(b, a, layout, bytes), InvalidArgument);
+  a[3] = 7;
+  b[7] = ~std::uint64_t{0};  // row 1 is wide: fine
+  EXPECT_NO_THROW(pack_switch_key_digit(b, a, layout, bytes));
   std::vector<std::uint8_t> short_bytes(bytes.size() - 1);
-  EXPECT_THROW(pack_switch_key_component(words, layout, short_bytes), InvalidArgument);
-  EXPECT_THROW(pack_switch_key_component(std::span(words).first(7), layout, bytes), InvalidArgument);
+  EXPECT_THROW(pack_switch_key_digit(b, a, layout, short_bytes), InvalidArgument);
+  EXPECT_THROW(pack_switch_key_digit(b, std::span(a).first(7), layout, bytes), InvalidArgument);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ using namespace fhe::workloads;
 // a word (evaluator/switch_key_layout.h), the base and P primes 8.
 TEST(MemoryPlan, DefaultPresetKeyIs305MiBOnTheDevice) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
-  EXPECT_EQ(fhe::device_switch_key_bytes(preset), 10ull * 2 * (34 * 6 + 5 * 8) * 65536);
+  EXPECT_EQ(fhe::device_switch_key_bytes(preset), 10ull * (34 * 12 + 5 * 16) * 65536);
   EXPECT_NEAR(fhe::device_switch_key_bytes(preset) / (1024.0 * 1024.0), 305.0, 0.5);
   EXPECT_EQ(ciphertext_bytes(preset, 34), 2ull * 1 * 65536 * 8);
 }

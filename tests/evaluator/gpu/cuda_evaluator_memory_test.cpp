@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "evaluator/switch_key_layout.h"
 #include "tests/evaluator/gpu/gpu_test_util.h"
 
 namespace fhe {
@@ -15,7 +16,7 @@ TEST(CudaEvaluatorMemory, RefusesWhenTheEstimateExceedsFreeMemory) {
   engine.generate_keys({1, 2});
   const CudaMemoryEstimate estimate = CudaEvaluator::estimate_memory(engine);
   const Preset& p = engine.preset();
-  const std::size_t one_key = key_switch_digits(p).size() * 2 * p.qp_primes().size() * engine.ntt_plan().n() * 8;
+  const std::size_t one_key = key_switch_digits(p).size() * switch_key_layout(p).digit_bytes();
   EXPECT_GE(estimate.key_bytes, 3 * one_key);  // relinearization + 2 Galois keys
   EXPECT_GT(estimate.workspace_bytes, 0u);
   try {

@@ -119,11 +119,11 @@ void check(const Case& c) {
   for (std::size_t i = 0; i < key.size(); ++i) key[i] = random_row_word((i / n) % key_rows);
   // The kernel reads the key in its device layout.
   const SwitchKeyLayout layout = switch_key_layout(moduli, n);
-  std::vector<std::uint8_t> packed(key.size() / (key_rows * n) * layout.component_bytes());
-  for (std::size_t component = 0; component < key.size() / (key_rows * n); ++component) {
-    pack_switch_key_component(std::span(key).subspan(component * key_rows * n, key_rows * n), layout,
-                              std::span(packed).subspan(component * layout.component_bytes(),
-                                                        layout.component_bytes()));
+  std::vector<std::uint8_t> packed((static_cast<std::size_t>(first_digit) + digits) * layout.digit_bytes());
+  for (std::size_t d = 0; d < static_cast<std::size_t>(first_digit) + digits; ++d) {
+    const std::span<const u64> b = std::span(key).subspan(2 * d * key_rows * n, key_rows * n);
+    const std::span<const u64> a = std::span(key).subspan((2 * d + 1) * key_rows * n, key_rows * n);
+    pack_switch_key_digit(b, a, layout, std::span(packed).subspan(d * layout.digit_bytes(), layout.digit_bytes()));
   }
   const std::vector<std::uint32_t> table =
       c.galois ? galois_ntt_permutation(galois_element_for_step(3, c.log_n), c.log_n) : std::vector<std::uint32_t>{};
