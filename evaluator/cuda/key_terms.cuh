@@ -97,12 +97,10 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
       sum_a += static_cast<u128>(x[j]) * key_a[j];
     }
   };
-  // Digit d's (b, a) at key_first and key_second + d x digit_bytes.
-  const std::uint8_t* key_first = key + static_cast<std::size_t>(first_digit) * digit_bytes + at.first;
-  const std::uint8_t* key_second = key + static_cast<std::size_t>(first_digit) * digit_bytes + at.second;
   if constexpr (PredicatedRounds) {
-    // Word addressing as with 64-bit keys: every load's address from
-    // scratch, fewest registers held across a round.
+    // Addressed in 64-bit words from the key's start (digit_bytes is a
+    // multiple of 8), every load's from scratch: of the shapes tried, the
+    // rotation kernels' fewest registers (64; 48 with 64-bit keys).
     const auto* key64 = reinterpret_cast<const u64*>(key);
     const std::size_t digit_words = digit_bytes / 8;
     for (int first = 0; first < digits; first += DigitsPerRound) {
@@ -124,6 +122,9 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
       add_round(x, key_b, key_a);
     }
   } else {
+    // Digit d's (b, a) at key_first and key_second + d x digit_bytes.
+    const std::uint8_t* key_first = key + static_cast<std::size_t>(first_digit) * digit_bytes + at.first;
+    const std::uint8_t* key_second = key + static_cast<std::size_t>(first_digit) * digit_bytes + at.second;
     int d = 0;
     for (; d + DigitsPerRound <= digits;
          d += DigitsPerRound, key_first += DigitsPerRound * digit_bytes, key_second += DigitsPerRound * digit_bytes) {
