@@ -20,9 +20,24 @@ CudaWorkspaceWords cuda_workspace_words(const Preset& preset) {
           kHoistedRotationsPerLaunch * 2 * (q + p) * n};
 }
 
-std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys) {
+namespace {
+
+// Secret key over QP, public key (b, a) over Q, the key-switching keys, a
+// 4-byte permutation table per Galois key.
+std::size_t key_set_bytes(const Preset& preset, std::size_t galois_keys, std::size_t switch_key_bytes) {
   const std::size_t n = preset.n(), q = preset.q_primes.size(), qp = preset.qp_rows();
-  return qp * n * 8 + 2 * q * n * 8 + (1 + galois_keys) * device_switch_key_bytes(preset) + galois_keys * n * 4;
+  return qp * n * 8 + 2 * q * n * 8 + (1 + galois_keys) * switch_key_bytes + galois_keys * n * 4;
+}
+
+}  // namespace
+
+std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys) {
+  return key_set_bytes(preset, galois_keys, device_switch_key_bytes(preset));
+}
+
+std::size_t host_key_bytes(const Preset& preset, std::size_t galois_keys) {
+  const std::size_t switch_key = static_cast<std::size_t>(preset.dnum()) * 2 * preset.qp_rows() * preset.n() * 8;
+  return key_set_bytes(preset, galois_keys, switch_key);
 }
 
 }  // namespace fhe

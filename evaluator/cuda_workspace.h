@@ -32,5 +32,8 @@ CudaWorkspaceWords cuda_workspace_words(const Preset& preset);
 // over Q rows, the relinearization and Galois key-switching keys (in
 // switch_key_layout.h's layout), and each Galois key's permutation table.
 std::size_t cuda_key_bytes(const Preset& preset, std::size_t galois_keys);
+// The same keys in host memory (fhe::CkksEngine): key-switching keys as
+// 64-bit words.
+std::size_t host_key_bytes(const Preset& preset, std::size_t galois_keys);
 
 }  // namespace fhe

@@ -94,7 +94,7 @@ ApplicationPlan plan_application(const ApplicationWorkload& workload, const fhe:
                                  const fhe::DeviceSpec& device, std::size_t backends) {
   ApplicationPlan plan;
   plan.workload = workload;
-  plan.per_backend = application_memory_plan(preset, workload);
+  plan.per_backend = application_memory_plan(preset, workload, device.kind);
   plan.backends_held = backends;
   plan.device_memory = available_device_memory(device);
   // Each backend may use its share of the free memory; the refusal speaks
@@ -109,7 +109,7 @@ ApplicationPlan plan_application(const ApplicationWorkload& workload, const fhe:
     plan.shared_bytes = plan.per_backend.bytes_of("keys");
     const std::size_t rest = available > plan.shared_bytes ? available - plan.shared_bytes : 0;
     const std::size_t share = std::min(available, plan.shared_bytes + rest / held);
-    fhe::workloads::require_fits(preset, workload.matvec, share,
+    fhe::workloads::require_fits(preset, workload.matvec, device.kind, share,
                                  plan.device_memory.description + " holding one shared key set and a 1/" +
                                      std::to_string(backends) + " share of the rest" + held_text);
   } else {

@@ -28,11 +28,11 @@ std::vector<int> application_rotation_steps(const ApplicationWorkload& workload)
   return {workload.rotation_step};
 }
 
-fhe::workloads::MemoryPlan application_memory_plan(const fhe::Preset& preset,
-                                                   const ApplicationWorkload& workload) {
+fhe::workloads::MemoryPlan application_memory_plan(const fhe::Preset& preset, const ApplicationWorkload& workload,
+                                                   fhe::DeviceKind device) {
   return workload.kind == ApplicationWorkloadKind::matvec
-             ? fhe::workloads::plan_matvec_memory(preset, workload.matvec)
-             : fhe::workloads::plan_keyswitch_memory(preset, workload.levels);
+             ? fhe::workloads::plan_matvec_memory(preset, workload.matvec, device)
+             : fhe::workloads::plan_keyswitch_memory(preset, workload.levels, device);
 }
 
 nlohmann::json workload_to_json(const ApplicationWorkload& workload) {

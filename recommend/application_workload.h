@@ -47,8 +47,8 @@ std::vector<std::string> application_operations(const ApplicationWorkload& workl
 std::vector<int> application_rotation_steps(const ApplicationWorkload& workload);
 
 // Memory one backend's engine, keys and workload hold.
-fhe::workloads::MemoryPlan application_memory_plan(const fhe::Preset& preset,
-                                                   const ApplicationWorkload& workload);
+fhe::workloads::MemoryPlan application_memory_plan(const fhe::Preset& preset, const ApplicationWorkload& workload,
+                                                   fhe::DeviceKind device);
 
 // {"name", then the configuration of that workload (matvec: and its Galois
 // key count), and "injected_faults" when a test injected any}.

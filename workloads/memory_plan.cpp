@@ -54,13 +54,21 @@ int lazy_bsgs_inner_sums(const MatvecConfig& config) {
   return std::min(largest_range, kLazyBsgsInnerSumsPerPass);
 }
 
-MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) {
+namespace {
+
+std::size_t key_bytes(const Preset& preset, std::size_t galois_keys, DeviceKind device) {
+  return device == DeviceKind::cuda ? cuda_key_bytes(preset, galois_keys) : host_key_bytes(preset, galois_keys);
+}
+
+}  // namespace
+
+MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, DeviceKind device) {
   const std::size_t steps = matvec_rotation_steps(config).size();
   const std::size_t row_bytes = preset.n() * 8;
   const std::size_t q_rows = preset.active_q_rows(0);
   const std::size_t workers = static_cast<std::size_t>(config.workers);
   MemoryPlan plan;
-  plan.items.push_back({"keys", cuda_key_bytes(preset, steps)});
+  plan.items.push_back({"keys", key_bytes(preset, steps, device)});
   // lazy-moddown keeps its diagonals and sums over the QP rows.
   const bool lazy = config.policy == DiagonalPolicy::lazy_moddown;
   const std::size_t extended_part_bytes = preset.qp_rows() * row_bytes;
@@ -86,7 +94,7 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config) 
   return plan;
 }
 
-MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels) {
+MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels, DeviceKind device) {
   std::size_t inputs = 0;
   int lowest_level = preset.levels;
   for (int level : levels) {
@@ -95,7 +103,7 @@ MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& l
     lowest_level = std::min(lowest_level, level);
   }
   MemoryPlan plan;
-  plan.items.push_back({"keys", cuda_key_bytes(preset, 1)});  // relinearization + rotation by 1
+  plan.items.push_back({"keys", key_bytes(preset, 1, device)});  // relinearization + rotation by 1
   plan.items.push_back({"inputs", inputs});
   // The evaluator's workspaces and one output.
   plan.items.push_back({"workspaces", cuda_workspace_words(preset).total() * 8 +
@@ -119,15 +127,15 @@ void require_plan_fits(const Preset& preset, const MemoryPlan& plan, const std::
     throw DeviceError(refusal(preset, plan, what, available_bytes, device_name));
 }
 
-void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t available_bytes,
+void require_fits(const Preset& preset, const MatvecConfig& config, DeviceKind device, std::size_t available_bytes,
                   const std::string& device_name) {
-  const MemoryPlan plan = plan_matvec_memory(preset, config);
+  const MemoryPlan plan = plan_matvec_memory(preset, config, device);
   if (plan.total_bytes() <= available_bytes) return;
   // Largest hoist that fits at this dimension, else the largest dimension.
   std::string suggestion;
   for (MatvecConfig smaller = config; smaller.hoist > 1;) {
     smaller.hoist /= 2;
-    if (plan_matvec_memory(preset, smaller).total_bytes() <= available_bytes) {
+    if (plan_matvec_memory(preset, smaller, device).total_bytes() <= available_bytes) {
       suggestion = "--hoist " + std::to_string(smaller.hoist);
       break;
     }
@@ -138,7 +146,7 @@ void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t 
       smaller.hoist = std::min(smaller.hoist, smaller.dim);
       // An explicit g stays valid (at most d) at the smaller dimension.
       smaller.baby_steps = std::min(smaller.baby_steps, smaller.dim);
-      if (plan_matvec_memory(preset, smaller).total_bytes() <= available_bytes) {
+      if (plan_matvec_memory(preset, smaller, device).total_bytes() <= available_bytes) {
         suggestion = "--dim " + std::to_string(smaller.dim) + " --hoist " + std::to_string(smaller.hoist);
         if (smaller.baby_steps != config.baby_steps)
           suggestion += " --baby-steps " + std::to_string(smaller.baby_steps);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fhe/core/device.h"
 #include "fhe/params/preset.h"
 #include "workloads/matvec/matvec_config.h"
 
@@ -40,19 +41,21 @@ int lazy_bsgs_inner_sums(const MatvecConfig& config);
 
 // Keys (relinearization + one Galois key per rotation step), the encoded
 // diagonals, the hoisted decomposition and the rotated ciphertexts of one
-// chunk per worker, and the accumulators.
-MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config);
+// chunk per worker, and the accumulators. `device`: where the keys are held
+// (a CUDA device keeps key-switching keys in 6 bytes a narrow word, the
+// host in 8).
+MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, DeviceKind device);
 
 // Keys (relinearization + the Galois key of one rotation step), the inputs
 // prepared at every level (a fresh 2-part ciphertext and its 3-part
 // product) and one key switch's workspace (the decomposed digits over QP
 // rows and the output ciphertext).
-MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels);
+MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels, DeviceKind device);
 
 // Throws DeviceError when `plan` exceeds `available_bytes`, naming what is
 // needed, what is free and the largest hoist (and, failing that, dimension)
 // of `config` that would fit.
-void require_fits(const Preset& preset, const MatvecConfig& config, std::size_t available_bytes,
+void require_fits(const Preset& preset, const MatvecConfig& config, DeviceKind device, std::size_t available_bytes,
                   const std::string& device_name);
 // The same refusal for any plan, without a suggestion: "<what> at <preset>
 // needs <summary> but <device_name> has <free> free".

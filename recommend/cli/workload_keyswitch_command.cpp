@@ -165,7 +165,7 @@ void run_keyswitch(KeySwitchOptions& options) {
   fhe::workloads::check_rotation_step(options.rotation_step, preset.slots());
   const fhe::DeviceSpec device = fhe::parse_device(options.common.device);
   const bool graph = parse_graph_option(options.graph, device);
-  const auto plan = fhe::workloads::plan_keyswitch_memory(preset, levels);
+  const auto plan = fhe::workloads::plan_keyswitch_memory(preset, levels, device.kind);
   fhe::require_device(device);
   const DeviceMemory memory = available_device_memory(device);
   fhe::workloads::require_plan_fits(preset, plan, "keyswitch", memory.available_bytes, memory.description);

@@ -295,10 +295,10 @@ void run_matvec(MatvecOptions& options) {
   const bool graph = parse_graph_option(options.graph, device);
   const fhe::Preset& preset = fhe::preset_by_name(options.common.preset);
   fhe::workloads::validate(options.config, preset.slots());
-  const auto plan = fhe::workloads::plan_matvec_memory(preset, options.config);
+  const auto plan = fhe::workloads::plan_matvec_memory(preset, options.config, device.kind);
   fhe::require_device(device);
   const DeviceMemory memory = available_device_memory(device);
-  fhe::workloads::require_fits(preset, options.config, memory.available_bytes, memory.description);
+  fhe::workloads::require_fits(preset, options.config, device.kind, memory.available_bytes, memory.description);
   auto engine = make_engine(options.common);
   engine->generate_keys(fhe::workloads::matvec_rotation_steps(options.config));
   if (device.kind == fhe::DeviceKind::cuda) {

@@ -177,7 +177,8 @@ TEST(ApplicationSuite, MatvecDiagonalAndBsgsRankBackendsAndAgree) {
   EXPECT_TRUE(meta["workload"]["baby_steps"].is_null());       // diagonal method
   EXPECT_EQ(bsgs["metadata"]["workload"]["baby_steps"], 4);    // the automatic g at d = 16
   const auto& preset = fhe::preset_by_name(kPreset);
-  const auto plan = fhe::workloads::plan_matvec_memory(preset, {.dim = 16, .hoist = 8, .batch = 4});
+  const auto plan =
+      fhe::workloads::plan_matvec_memory(preset, {.dim = 16, .hoist = 8, .batch = 4}, fhe::DeviceKind::cpu);
   const std::size_t per_backend = plan.total_bytes(), keys = plan.bytes_of("keys");
   EXPECT_GT(keys, 0u);
   EXPECT_EQ(meta["memory_plan"]["per_backend_bytes"].get<std::size_t>(), per_backend);
@@ -234,7 +235,7 @@ TEST(ApplicationSuite, KeySwitchAtTwoLevelsWithWeights) {
   EXPECT_EQ(meta["workload"]["rotation_step"], 3);
   const auto& preset = fhe::preset_by_name(kPreset);
   EXPECT_EQ(meta["memory_plan"]["per_backend_bytes"].get<std::size_t>(),
-            fhe::workloads::plan_keyswitch_memory(preset, {0, 3}).total_bytes());
+            fhe::workloads::plan_keyswitch_memory(preset, {0, 3}, fhe::DeviceKind::cpu).total_bytes());
   const std::string level3 = meta["timed_boundary"]["includes"][3];
   EXPECT_EQ(level3.rfind("rotate@level3: rotation by 3 slot(s) with its Galois key at level 3 (" +
                              std::to_string(preset.active_q_rows(3)) + " Q rows",

@@ -40,6 +40,21 @@ TEST(MemoryPlan, CudaEvaluatorWorkspacesAndKeysAtTheDefaultPreset) {
             39 * row + 2 * 35 * row + 128 * fhe::device_switch_key_bytes(preset) + 127 * 65536ull * 4);
 }
 
+// The host holds key-switching keys as 64-bit words, a CUDA device in its
+// packed layout: the plans count the keys where they are held.
+TEST(MemoryPlan, KeysAreCountedWhereTheyAreHeld) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const MatvecConfig config{.dim = 128, .hoist = 64};
+  const std::size_t host = plan_matvec_memory(preset, config, fhe::DeviceKind::cpu).bytes_of("keys");
+  const std::size_t device = plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).bytes_of("keys");
+  EXPECT_EQ(host, fhe::host_key_bytes(preset, 127));
+  EXPECT_EQ(device, fhe::cuda_key_bytes(preset, 127));
+  // 128 key-switching keys x 10 digits x (b, a) x 34 narrow rows x 2 bytes a word.
+  EXPECT_EQ(host - device, 128ull * 10 * 2 * 34 * 2 * 65536);
+  EXPECT_EQ(plan_keyswitch_memory(preset, {0}, fhe::DeviceKind::cpu).bytes_of("keys"),
+            fhe::host_key_bytes(preset, 1));
+}
+
 // Per worker the plan holds the evaluator's workspaces and the worker's
 // ciphertexts: a second worker adds exactly that.
 TEST(MemoryPlan, EachWorkerAddsItsEvaluatorAndItsCiphertexts) {
@@ -60,20 +75,20 @@ TEST(MemoryPlan, EachWorkerAddsItsEvaluatorAndItsCiphertexts) {
        }) {
     MatvecConfig two = c.config;
     two.workers = 2;
-    EXPECT_EQ(plan_matvec_memory(preset, two).bytes_of("workspaces") -
-                  plan_matvec_memory(preset, c.config).bytes_of("workspaces"),
+    EXPECT_EQ(plan_matvec_memory(preset, two, fhe::DeviceKind::cuda).bytes_of("workspaces") -
+                  plan_matvec_memory(preset, c.config, fhe::DeviceKind::cuda).bytes_of("workspaces"),
               c.per_worker);
   }
 }
 
 TEST(MemoryPlan, DiagonalMatvecIsDominatedByItsKeys) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
-  const MemoryPlan plan = plan_matvec_memory(preset, MatvecConfig{.dim = 128, .hoist = 64});
+  const MemoryPlan plan = plan_matvec_memory(preset, MatvecConfig{.dim = 128, .hoist = 64}, fhe::DeviceKind::cuda);
   ASSERT_EQ(plan.items[0].name, "keys");
   EXPECT_EQ(plan.items[0].bytes, fhe::cuda_key_bytes(preset, 127));  // 127 Galois + relin
   EXPECT_GT(plan.items[0].bytes, plan.total_bytes() / 2);
   const MemoryPlan bsgs =
-      plan_matvec_memory(preset, MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs});
+      plan_matvec_memory(preset, MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs}, fhe::DeviceKind::cuda);
   EXPECT_EQ(bsgs.items[0].bytes, fhe::cuda_key_bytes(preset, 22));  // 15 + 7 + relin
 }
 
@@ -81,15 +96,16 @@ TEST(MemoryPlan, BsgsPlanFollowsTheBabyStepCount) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   // d = 128, g = 32: 31 baby + 3 giant steps, plus relinearization.
   MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32};
-  EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("keys"), fhe::cuda_key_bytes(preset, 34));
+  EXPECT_EQ(plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).bytes_of("keys"),
+            fhe::cuda_key_bytes(preset, 34));
   // lazy-moddown stores the g baby steps over QP (16 more at g = 32 than at
   // g = 16) and, per worker, the inner sums of its giant steps (4 at g = 32,
   // 8 at g = 16).
   config.policy = DiagonalPolicy::lazy_moddown;
   MatvecConfig sixteen = config;
   sixteen.baby_steps = 16;
-  EXPECT_EQ(plan_matvec_memory(preset, config).bytes_of("workspaces") -
-                plan_matvec_memory(preset, sixteen).bytes_of("workspaces"),
+  EXPECT_EQ(plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).bytes_of("workspaces") -
+                plan_matvec_memory(preset, sixteen, fhe::DeviceKind::cuda).bytes_of("workspaces"),
             (16 - 4) * 2 * preset.qp_rows() * preset.n() * 8);
 }
 
@@ -109,8 +125,8 @@ TEST(MemoryPlan, LazyBsgsCountsOnePassOfInnerSumsPerWorker) {
   MatvecConfig four = config, eight = config;
   four.baby_steps = 4;
   eight.baby_steps = 8;
-  EXPECT_EQ(plan_matvec_memory(preset, eight).bytes_of("workspaces") -
-                plan_matvec_memory(preset, four).bytes_of("workspaces"),
+  EXPECT_EQ(plan_matvec_memory(preset, eight, fhe::DeviceKind::cuda).bytes_of("workspaces") -
+                plan_matvec_memory(preset, four, fhe::DeviceKind::cuda).bytes_of("workspaces"),
             4 * 2 * preset.qp_rows() * preset.n() * 8);
 }
 
@@ -119,7 +135,8 @@ TEST(MemoryPlan, SmallerDimensionSuggestionKeepsTheBabyStepsValid) {
   const MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .hoist = 1, .baby_steps = 128};
   const MatvecConfig fitting{.dim = 64, .method = MatvecMethod::bsgs, .hoist = 1, .baby_steps = 64};
   try {
-    require_fits(preset, config, plan_matvec_memory(preset, fitting).total_bytes(), "cuda:0");
+    require_fits(preset, config, fhe::DeviceKind::cuda,
+                 plan_matvec_memory(preset, fitting, fhe::DeviceKind::cuda).total_bytes(), "cuda:0");
     FAIL() << "expected a refusal";
   } catch (const fhe::DeviceError& e) {
     EXPECT_NE(std::string(e.what()).find("largest that fits: --dim 64 --hoist 1 --baby-steps 64"),
@@ -131,10 +148,10 @@ TEST(MemoryPlan, SmallerDimensionSuggestionKeepsTheBabyStepsValid) {
 TEST(MemoryPlan, RefusalNamesTheLargestConfigurationThatFits) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   const MatvecConfig config{.dim = 128, .hoist = 64};
-  const std::size_t needed = plan_matvec_memory(preset, config).total_bytes();
-  EXPECT_NO_THROW(require_fits(preset, config, needed, "cuda:0"));
+  const std::size_t needed = plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).total_bytes();
+  EXPECT_NO_THROW(require_fits(preset, config, fhe::DeviceKind::cuda, needed, "cuda:0"));
   try {
-    require_fits(preset, config, needed / 4, "cuda:0");
+    require_fits(preset, config, fhe::DeviceKind::cuda, needed / 4, "cuda:0");
     FAIL() << "expected a refusal";
   } catch (const fhe::DeviceError& e) {
     const std::string message = e.what();
@@ -142,7 +159,7 @@ TEST(MemoryPlan, RefusalNamesTheLargestConfigurationThatFits) {
     EXPECT_NE(message.find("cuda:0"), std::string::npos);
   }
   try {
-    require_fits(preset, config, 1 << 20, "cuda:0");
+    require_fits(preset, config, fhe::DeviceKind::cuda, 1 << 20, "cuda:0");
     FAIL();
   } catch (const fhe::DeviceError& e) {
     EXPECT_NE(std::string(e.what()).find("none"), std::string::npos) << e.what();

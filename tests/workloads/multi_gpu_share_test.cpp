@@ -54,7 +54,8 @@ TEST(MultiGpuShare, OneRankIsTheWholeOneGpuProduct) {
         EXPECT_EQ(share_range(config, {}), std::make_pair(0, count));
         EXPECT_EQ(share_worker_ranges(config, {}), partition_range(count, workers));
         EXPECT_EQ(share_rotation_steps(config, {}), matvec_rotation_steps(config));
-        EXPECT_EQ(plan_share_memory(preset, config, {}).total_bytes(), plan_matvec_memory(preset, config).total_bytes());
+        EXPECT_EQ(plan_share_memory(preset, config, {}).total_bytes(),
+                  plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).total_bytes());
         for (int s = 0; s < dim; ++s) EXPECT_TRUE(share_uses_diagonal(config, {}, s));
       }
     }
@@ -131,7 +132,7 @@ TEST(MultiGpuShare, RanksCoverEveryStepOnceAndTheirKeysCoverTheProduct) {
 TEST(MultiGpuShare, RankPlansCountOnlyTheShareAndTheNcclBuffers) {
   const Preset& preset = preset_by_name("test-slots2048-scale40-levels6-int64");
   const MatvecConfig config = config_of(MatvecMethod::diagonal, 16);
-  const MemoryPlan whole = plan_matvec_memory(preset, config);
+  const MemoryPlan whole = plan_matvec_memory(preset, config, fhe::DeviceKind::cuda);
   const MemoryPlan rank0 = plan_rank_memory(preset, config, {0, 2}), rank1 = plan_rank_memory(preset, config, {1, 2});
   EXPECT_EQ(item_bytes(rank0, "keys"), fhe::cuda_key_bytes(preset, 7));  // 7 steps (+ relinearization)
   EXPECT_EQ(item_bytes(rank1, "keys"), fhe::cuda_key_bytes(preset, 8));

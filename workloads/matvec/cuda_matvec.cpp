@@ -146,7 +146,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   if (free_bytes == 0) FHE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), engine_.device().str());
   if (options.shared_keys) free_bytes += plan_.bytes_of("keys");  // resident already
   if (share_.ranks == 1) {
-    require_fits(preset, config_, free_bytes, engine_.device().str());
+    require_fits(preset, config_, DeviceKind::cuda, free_bytes, engine_.device().str());
   } else {
     require_plan_fits(preset, plan_,
                       "matvec rank " + std::to_string(share_.rank) + " of " + std::to_string(share_.ranks),

@@ -74,7 +74,7 @@ MemoryPlan plan_share_memory(const Preset& preset, const MatvecConfig& config, M
   const std::size_t steps = share_rotation_steps(config, share).size();
   const std::size_t diagonals =
       static_cast<std::size_t>(end - begin) * static_cast<std::size_t>(is_bsgs(config) ? bsgs_baby_steps(config) : 1);
-  MemoryPlan plan = plan_matvec_memory(preset, config);
+  MemoryPlan plan = plan_matvec_memory(preset, config, DeviceKind::cuda);
   for (MemoryItem& item : plan.items) {
     if (item.name == "keys") item.bytes = cuda_key_bytes(preset, steps);
     // Whatever rows the policy encodes them over, per diagonal.
