@@ -123,7 +123,8 @@ struct RotationTermList {
 // once cover a few rows), so DRAM mostly streams the keys. Four blocks an
 // SM: with packed keys ptxas took 66 registers (3 blocks) unbounded, 64
 // without spills bounded.
-__global__ void __launch_bounds__(kBlock, 4) rotation_terms_kernel(RotationTermList list, int count, ExtendedSumArgs s) {
+__global__ void __launch_bounds__(kBlock, 4)
+    rotation_terms_kernel(RotationTermList list, int count, ExtendedSumArgs s) {
   const std::size_t n = std::size_t{1} << s.log_n;
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t r = blockIdx.y;

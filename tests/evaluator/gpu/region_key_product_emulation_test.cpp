@@ -152,7 +152,8 @@ void check(const Case& c) {
   s.rows = rows;
   s.log_n = c.log_n;
   s.moduli = device_moduli.data();
-  const cuda::RotationTerm term{packed.data(), c.galois ? table.data() : nullptr, c.accumulate ? plain.data() : nullptr};
+  const cuda::RotationTerm term{packed.data(), c.galois ? table.data() : nullptr,
+                                c.accumulate ? plain.data() : nullptr};
   // Split outputs: Q rows of b and a, then the P block (b's, a's); sums:
   // every row of b and a, starting from random words.
   std::vector<u64> out_b(rows * n), out_a(rows * n), p_block(2 * static_cast<std::size_t>(c.p_rows) * n);
