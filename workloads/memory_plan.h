@@ -1,8 +1,8 @@
 // Device memory a workload needs, estimated before anything is allocated
 // (SPEC section 7: keys dominate; one level-0 key of the default preset is
 // 390 MiB of 64-bit words, 305 MiB in the device layout of
-// evaluator/switch_key_layout.h). Used to refuse, with the largest configuration that would
-// fit, a run the device cannot hold.
+// evaluator/switch_key_layout.h). Used to refuse, with the largest
+// configuration that would fit, a run the device cannot hold.
 #pragma once
 
 #include <cstddef>

@@ -416,13 +416,13 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   const cuda::LevelConstants& c = level_constants(level);
   std::uint64_t* acc = accumulators_.data();
   std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
-  const cuda::DeviceSwitchKey& key = keys_->relinearization;
+  const std::uint8_t* key = keys_->relinearization.bytes.data();
   if (region) {
     // No table: relinearization's term (c0 and c1 join at the ModDown).
-    cuda::launch_region_key_product(*region, {key.bytes.data(), nullptr, nullptr}, extended_sum_args(a, 2),
+    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, extended_sum_args(a, 2),
                                     {acc, acc_a, p_block, false}, stream());
   } else {
-    cuda::launch_inner_product(extended_.data(), c.digit_count, key.bytes.data(), key.layout, c.first_digit, acc,
+    cuda::launch_inner_product(extended_.data(), c.digit_count, key, keys_->switch_key_layout, c.first_digit, acc,
                                acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
   }
   out.parts = 2;
@@ -623,7 +623,7 @@ cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a, 
   args.extended = extended_.data();
   args.digits = c.digit_count;
   args.first_digit = c.first_digit;
-  args.key_layout = keys_->relinearization.layout;  // every key of the engine's
+  args.key_layout = keys_->switch_key_layout;
   args.c0 = a.part(0);
   args.c1 = a.part(1);
   args.decomposed = a.part(decomposed_part);

@@ -12,7 +12,6 @@ namespace {
 DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, const SwitchKeyLayout& layout, const std::string& what) {
   DeviceSwitchKey out;
   out.components = key.components.size();
-  out.layout = layout;
   const std::size_t digit_bytes = layout.digit_bytes();
   out.bytes = DeviceBuffer<std::uint8_t>(out.components * digit_bytes, what);
   std::vector<std::uint8_t> packed(digit_bytes);
@@ -46,8 +45,8 @@ std::size_t device_key_bytes(const CkksEngine& engine) {
 }
 
 DeviceKeys upload_keys(const CkksEngine& engine) {
-  const SwitchKeyLayout layout = switch_key_layout(engine.preset());
   DeviceKeys keys;
+  keys.switch_key_layout = switch_key_layout(engine.preset());
   const SecretKey& secret = engine.secret_key();  // throws without keys
   keys.source = engine.key_set();
   keys.device = engine.device().index;
@@ -55,9 +54,10 @@ DeviceKeys upload_keys(const CkksEngine& engine) {
                                                        "secret key");
   keys.public_key =
       upload_public_key(engine.public_key(), engine.preset().q_primes.size() * engine.ntt_plan().n());
-  keys.relinearization = upload_switch_key(engine.relinearization_key(), layout, "relinearization key");
+  keys.relinearization =
+      upload_switch_key(engine.relinearization_key(), keys.switch_key_layout, "relinearization key");
   for (const auto& [element, key] : engine.galois_keys()) {
-    DeviceSwitchKey device = upload_switch_key(key, layout, "Galois key " + std::to_string(element));
+    DeviceSwitchKey device = upload_switch_key(key, keys.switch_key_layout, "Galois key " + std::to_string(element));
     const std::vector<std::uint32_t>& table = engine.galois_permutation(element);
     device.galois_table = DeviceBuffer<std::uint32_t>::from_host(std::span<const std::uint32_t>(table),
                                                                  "Galois table " + std::to_string(element));

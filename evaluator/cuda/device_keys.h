@@ -20,7 +20,6 @@ struct DeviceSwitchKey {
   DeviceBuffer<std::uint8_t> bytes;  // components x layout.digit_bytes()
   DeviceBuffer<std::uint32_t> galois_table;  // empty for relinearization
   std::size_t components = 0;
-  SwitchKeyLayout layout;
 };
 
 struct DeviceKeys {
@@ -31,6 +30,7 @@ struct DeviceKeys {
   int device = 0;
   DeviceBuffer<std::uint64_t> secret;      // QP rows x N, NTT form
   DeviceBuffer<std::uint64_t> public_key;  // (b, a) x Q rows x N, NTT form
+  SwitchKeyLayout switch_key_layout;  // of the relinearization and every Galois key
   DeviceSwitchKey relinearization;
   std::map<std::uint64_t, DeviceSwitchKey> galois;  // by Galois element
 };

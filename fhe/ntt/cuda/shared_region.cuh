@@ -129,6 +129,12 @@ FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
   return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
 }
 
+// The thread's tile of the words the launch reads (input_words).
+template <typename Word>
+FHE_HD const std::uint64_t* tile_input(const PassArgs<Word>& a, const TileThread& th) {
+  return input_words(a) + static_cast<std::size_t>(th.global_tile) * kTileWords;
+}
+
 template <typename Word>
 FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const TileThread& th) {
   return a.twiddles + static_cast<std::size_t>(plan_row_of(a, th.data_row)) * a.table_stride;

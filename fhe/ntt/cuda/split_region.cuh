@@ -156,7 +156,7 @@ FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint
     StageTwiddles<Word, kSplitRoundBits> tw;
     load_split_round_twiddles<5, 0>(tw, a, th, ar);
     wait_for_previous_kernel();  // the data is the previous pass's output
-    const std::uint64_t* tile = input_words(a) + static_cast<std::size_t>(th.global_tile) * kTileWords;
+    const std::uint64_t* tile = tile_input(a, th);
     Word v[1][kSplitWordsPerThread];
 #pragma unroll
     for (int i = 0; i < kSplitWordsPerThread; i += 2) {
