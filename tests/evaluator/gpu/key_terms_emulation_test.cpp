@@ -1,0 +1,96 @@
+// key_terms.cuh on the host: the key inner product in every shape the
+// kernels compile (predicated rounds of 5 and 1 digits, unpredicated rounds
+// of 5) against the sum of digit x key word products in plain modular
+// arithmetic, with keys packed in the device layout
+// (switch_key_layout.h) over narrow rows (40- and 48-bit primes) beside
+// wide ones (60-bit).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "evaluator/cuda/key_terms.cuh"
+#include "tests/fhe/ntt_test_util.h"
+
+namespace fhe {
+namespace {
+
+using u64 = std::uint64_t;
+
+u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
+
+struct Fixture {
+  static constexpr int kLogN = 6, kNarrow = 3, kWide = 2, kDigits = 7, kFirstDigit = 2;
+  std::size_t n = std::size_t{1} << kLogN, rows = kNarrow + kWide;
+  std::vector<u64> moduli, digits, key_words;  // key: components x (b, a) x rows x n
+  std::vector<std::uint8_t> packed;
+  SwitchKeyLayout layout;
+
+  // Narrow rows of `narrow_bits`-bit primes; `largest`: every digit and key
+  // word q - 1, the sums' largest terms.
+  explicit Fixture(int narrow_bits, bool largest = false) {
+    moduli = testing::ntt_moduli(kLogN, kNarrow, narrow_bits);
+    for (u64 q : testing::ntt_moduli(kLogN, kWide, 60)) moduli.push_back(q);
+    layout = switch_key_layout(moduli, n);
+    std::mt19937_64 rng(17);
+    const std::size_t components = kFirstDigit + kDigits;
+    digits.resize(kDigits * rows * n);
+    for (std::size_t i = 0; i < digits.size(); ++i) digits[i] = rng() % moduli[(i / n) % rows];
+    key_words.resize(components * 2 * rows * n);
+    for (std::size_t i = 0; i < key_words.size(); ++i) key_words[i] = rng() % moduli[(i / n) % rows];
+    if (largest) {
+      for (std::size_t i = 0; i < digits.size(); ++i) digits[i] = moduli[(i / n) % rows] - 1;
+      for (std::size_t i = 0; i < key_words.size(); ++i) key_words[i] = moduli[(i / n) % rows] - 1;
+    }
+    packed.resize(components * layout.digit_bytes());
+    for (std::size_t c = 0; c < components; ++c) {
+      pack_switch_key_digit(std::span(key_words).subspan(2 * c * rows * n, rows * n),
+                            std::span(key_words).subspan((2 * c + 1) * rows * n, rows * n), layout,
+                            std::span(packed).subspan(c * layout.digit_bytes(), layout.digit_bytes()));
+    }
+  }
+
+  // Mismatching words of one shape over every (row, k).
+  template <int DigitsPerRound, bool Predicated>
+  std::size_t mismatches() const {
+    std::size_t bad = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const u64 q = moduli[r];
+      const cuda::DeviceModulus m(q);
+      for (std::size_t k = 0; k < n; ++k) {
+        const auto digit_word = [&](int d) { return digits[(static_cast<std::size_t>(d) * rows + r) * n + k]; };
+        u64 b = 0, a = 0;
+        cuda::terms::key_inner_product<DigitsPerRound, Predicated>(digit_word, kDigits, packed.data(), layout,
+                                                                   kFirstDigit, r, k, m, b, a);
+        u64 want_b = 0, want_a = 0;
+        for (int d = 0; d < kDigits; ++d) {
+          const std::size_t component = 2 * static_cast<std::size_t>(kFirstDigit + d);
+          want_b = (want_b + mul(digit_word(d), key_words[(component * rows + r) * n + k], q)) % q;
+          want_a = (want_a + mul(digit_word(d), key_words[((component + 1) * rows + r) * n + k], q)) % q;
+        }
+        bad += (b != want_b) + (a != want_a);
+      }
+    }
+    return bad;
+  }
+};
+
+// Narrow rows of the default preset's 40-bit primes and of primes just
+// below the narrow bound (2^48), random words and the largest ones.
+TEST(KeyTermsEmulation, EveryShapeOfTheKeyInnerProductSumsThePackedKey) {
+  for (const int bits : {40, 48}) {
+    for (const bool largest : {false, true}) {
+      const Fixture f(bits, largest);
+      ASSERT_EQ(f.layout.narrow_rows, static_cast<std::size_t>(Fixture::kNarrow));
+      ASSERT_GT(f.moduli[0], std::uint64_t{1} << (bits - 1));
+      EXPECT_EQ((f.mismatches<5, true>()), 0u) << bits << "-bit rows, largest words " << largest;
+      EXPECT_EQ((f.mismatches<1, true>()), 0u) << bits << "-bit rows, largest words " << largest;
+      EXPECT_EQ((f.mismatches<5, false>()), 0u) << bits << "-bit rows, largest words " << largest;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fhe
