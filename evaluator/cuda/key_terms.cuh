@@ -70,6 +70,8 @@ FHE_HD void key_pair(const std::uint8_t* first, const std::uint8_t* second, u64&
 // sum16_lazy_moddown -3.4 %, BSGS -3.5 %. Relinearization's kernel keeps 1
 // (the plain loop): with 5 it went from 40 to 56 registers and
 // multiply_relinearize took 2 % longer (docs/performance.md, session 6).
+// The fused region + key product takes 10 from ten digits up, 5 below
+// (fused_digits_per_round, region_key_product.cuh; session 18).
 // Keys are read through the non-coherent path (__ldg), like the digits;
 // the row's storage (narrow or wide) is one test a thread, outside the loop.
 // Two shapes of the rounds, measured on the H200 (session 11):

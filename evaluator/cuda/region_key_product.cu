@@ -18,7 +18,7 @@ using ntt::gpu::kTileBits;
 // The three phases of region_key_product.cuh with a barrier between them.
 // Register cap 85 (3 blocks of 256 threads): a cap of 128 (no spills) was
 // no faster on the H200 (docs/performance.md, session 7).
-template <typename Word, int Skip, bool Consecutive, bool Galois>
+template <typename Word, int Skip, bool Consecutive, bool Galois, int DigitsPerRound>
 __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
     region_key_product_kernel(const __grid_constant__ RegionKeyProductArgs<Word> f) {
   ntt::gpu::allow_next_kernel_launch();
@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   __syncthreads();
   digit_tile_rows<Word, Skip, Consecutive>(f, shared, th);
   __syncthreads();
-  fused_key_product<Word, Galois>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
+  fused_key_product<Word, Galois, DigitsPerRound>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
 }
 
 template <typename Word>
@@ -44,10 +44,15 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
   shape.dynamic_shared_bytes = std::size_t{tiles} * static_cast<std::size_t>(args.digits) * kPaddedTileWords * sizeof(Word);
   using Kernel = void (*)(RegionKeyProductArgs<Word>);
   const bool galois = term.table != nullptr;
+  const bool rounds_of_ten = fused_digits_per_round(args.digits) == 10;
   const Kernel kernel = ntt::gpu::with_region_variant(
       region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() -> Kernel {
-        return galois ? region_key_product_kernel<Word, Skip, Consecutive, true>
-                      : region_key_product_kernel<Word, Skip, Consecutive, false>;
+        if (rounds_of_ten) {
+          return galois ? region_key_product_kernel<Word, Skip, Consecutive, true, 10>
+                        : region_key_product_kernel<Word, Skip, Consecutive, false, 10>;
+        }
+        return galois ? region_key_product_kernel<Word, Skip, Consecutive, true, 5>
+                      : region_key_product_kernel<Word, Skip, Consecutive, false, 5>;
       });
   // Overlapped like the NTT passes: the blocks load their twiddles while the
   // previous pass drains.

@@ -88,9 +88,17 @@ FHE_HD void digit_tile_rows(const RegionKeyProductArgs<Word>& f, Word* shared, c
   }
 }
 
+// Digits a thread of phase 3 loads together: ten, the default preset's
+// level 0 in one memory round trip a word, when there are ten or more;
+// otherwise five, as unpredicated rounds of ten would leave 5-9 digits to
+// the one-by-one tail. On the H200 (session 18, rounds of ten against
+// five): level 0 multiply_relinearize -1.6 %, rotate_with_key -2.6 %;
+// level 17 (5-8 digits) +1.6 to +2.2 % with ten, hence five there.
+FHE_HD constexpr int fused_digits_per_round(int digits) { return digits >= 10 ? 10 : 5; }
+
 // Phase 3: the term at positions thread, thread + block_threads, ... of the
 // block's output tiles, from the transformed digit tiles in shared memory.
-template <typename Word, bool Galois>
+template <typename Word, bool Galois, int DigitsPerRound>
 FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* shared, std::uint32_t block_x,
                               std::uint32_t r, std::uint32_t thread, std::uint32_t block_threads) {
   using terms::u64;
@@ -109,7 +117,7 @@ FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* s
     };
     const std::size_t k = (static_cast<std::size_t>(first_tile) << ntt::gpu::kTileBits) + w;
     u64 b, a;
-    terms::rotation_term<5, false, Galois>(f.term, s, row, r, k, tile_word, b, a);
+    terms::rotation_term<DigitsPerRound, false, Galois>(f.term, s, row, r, k, tile_word, b, a);
     if (f.out.accumulate) {
       b = add_mod(out_b[k], b, row.m.value);
       a = add_mod(out_a[k], a, row.m.value);

@@ -59,7 +59,13 @@ void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, st
         cuda::digit_tile_rows<Word, Skip, Consecutive>(f, shared.data(),
                                                        cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
       }
-      for (std::uint32_t t = 0; t < threads; ++t) cuda::fused_key_product<Word, Galois>(f, shared.data(), x, y, t, threads);
+      for (std::uint32_t t = 0; t < threads; ++t) {  // the digits a round the launch picks
+        if (cuda::fused_digits_per_round(f.sum.digits) == 10) {
+          cuda::fused_key_product<Word, Galois, 10>(f, shared.data(), x, y, t, threads);
+        } else {
+          cuda::fused_key_product<Word, Galois, 5>(f, shared.data(), x, y, t, threads);
+        }
+      }
     }
   }
 }
@@ -207,7 +213,7 @@ void check(const Case& c) {
 }
 
 TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
-  // Two output tiles a block at 5 digits, one at 9 and 16; the 6-stage
+  // Two output tiles a block at 5 digits, one at 9 to 16; the 6-stage
   // region of radix8; logN 9 (two tiles a row) and 8 (the region alone).
   // Skipped own rows: a Q row each digit (64-bit, relinearization and a
   // rotation), and a Q row each for three of six digits (32-bit).
@@ -225,6 +231,11 @@ TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
   // narrow and wide rows in one launch).
   check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 5, 2, false, false, true, 40});
   check<u64>({"radix16_compact", 12, 60, 9, 3, 2, true, true, false, 40});
+  // Ten digits, the default preset's level 0, and eleven: rounds of ten
+  // digits in phase 3 (fused_digits_per_round), with a digit left over.
+  check<u64>({"radix2_compact_group16_smem8", 12, 60, 10, 10, 2, true, false, true, 40});
+  check<u64>({"radix16_compact", 12, 60, 10, 5, 2, false, true, false, 40});
+  check<u64>({"radix2_compact_group8_smem8", 11, 60, 11, 4, 2, true, true});
 }
 
 }  // namespace
