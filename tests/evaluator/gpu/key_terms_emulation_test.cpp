@@ -1,7 +1,8 @@
 // key_terms.cuh on the host: the key inner product in every shape the
 // kernels compile (predicated rounds of 5 and 1 digits, unpredicated rounds
-// of 5) against the sum of digit x key word products in plain modular
-// arithmetic, with keys packed in the device layout
+// of 5 and 10), over 11 digits (full rounds and digits left over), against
+// the sum of digit x key word products in plain modular arithmetic, with
+// keys packed in the device layout
 // (switch_key_layout.h) over narrow rows (40- and 48-bit primes) beside
 // wide ones (60-bit).
 #include <gtest/gtest.h>
@@ -22,7 +23,7 @@ using u64 = std::uint64_t;
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
 
 struct Fixture {
-  static constexpr int kLogN = 6, kNarrow = 3, kWide = 2, kDigits = 7, kFirstDigit = 2;
+  static constexpr int kLogN = 6, kNarrow = 3, kWide = 2, kDigits = 11, kFirstDigit = 2;
   std::size_t n = std::size_t{1} << kLogN, rows = kNarrow + kWide;
   std::vector<u64> moduli, digits, key_words;  // key: components x (b, a) x rows x n
   std::vector<std::uint8_t> packed;
@@ -88,6 +89,7 @@ TEST(KeyTermsEmulation, EveryShapeOfTheKeyInnerProductSumsThePackedKey) {
       EXPECT_EQ((f.mismatches<5, true>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<1, true>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<5, false>()), 0u) << bits << "-bit rows, largest words " << largest;
+      EXPECT_EQ((f.mismatches<10, false>()), 0u) << bits << "-bit rows, largest words " << largest;
     }
   }
 }
