@@ -11,6 +11,19 @@
 
 namespace fhe {
 
+std::vector<ActiveDigit> active_key_switch_digits(const Preset& preset, int level) {
+  const std::size_t first = static_cast<std::size_t>(level);
+  preset.active_q_rows(level);  // validates the level
+  std::vector<ActiveDigit> active;
+  const auto digits = key_switch_digits(preset);
+  for (std::size_t j = 0; j < digits.size(); ++j) {
+    const std::size_t begin = std::max(digits[j].first, first);
+    const std::size_t end = digits[j].first + digits[j].count;
+    if (begin < end) active.push_back({static_cast<int>(j), {begin, end - begin}});  // else dropped at this level
+  }
+  return active;
+}
+
 KeySwitchSchedule make_key_switch_schedule(const Preset& preset, int level) {
   const std::size_t q_rows = preset.active_q_rows(level);  // validates the level
   const std::size_t first = static_cast<std::size_t>(level);
@@ -23,14 +36,11 @@ KeySwitchSchedule make_key_switch_schedule(const Preset& preset, int level) {
   s.p_rows = {preset.q_primes.size(), preset.p_primes.size()};
   s.extended_rows = ntt::level_rows(preset, level);
 
-  const auto digits = key_switch_digits(preset);
-  for (std::size_t j = 0; j < digits.size(); ++j) {
-    const std::size_t begin = std::max(digits[j].first, first);
-    const std::size_t end = digits[j].first + digits[j].count;
-    if (begin >= end) continue;  // dropped entirely at this level
+  for (const ActiveDigit& active : active_key_switch_digits(preset, level)) {
+    const std::size_t begin = active.q_rows.first, end = active.q_rows.first + active.q_rows.count;
     KeySwitchDigit digit;
-    digit.index = static_cast<int>(j);
-    digit.q_rows = {begin, end - begin};
+    digit.index = active.index;
+    digit.q_rows = active.q_rows;
     std::vector<std::uint64_t> targets;
     std::vector<std::size_t> offsets;
     for (std::size_t id = s.extended_rows.first; id < s.extended_rows.first + s.extended_rows.count; ++id) {

@@ -48,6 +48,15 @@ struct KeySwitchSchedule {
   std::vector<std::uint64_t> p_mod_q_shoup;  // their Shoup companions
 };
 
+// The digits active at `level` (those with an id >= level), in digit
+// order, each with its index and only its active ids (no conversion):
+// what a schedule's `digits` hold, for reports that need only the count.
+struct ActiveDigit {
+  int index = 0;
+  ntt::RowRange q_rows;
+};
+std::vector<ActiveDigit> active_key_switch_digits(const Preset& preset, int level);
+
 // Throws InvalidArgument for a level outside [0, L].
 KeySwitchSchedule make_key_switch_schedule(const Preset& preset, int level);
 

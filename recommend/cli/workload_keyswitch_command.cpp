@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "evaluator/key_switch_schedule.h"
 #include "fhe/ckks/engine.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
@@ -50,7 +51,7 @@ void report_keyswitch(const KeySwitchOptions& options, const fhe::CkksEngine& en
                       const std::vector<KeySwitchRow>& results) {
   const fhe::Preset& preset = engine.preset();
   const bool cuda = engine.on_cuda();
-  std::vector<std::string> columns = {"operation", "active Q rows", "median ms"};
+  std::vector<std::string> columns = {"operation", "active Q rows", "digits", "median ms"};
   if (cuda) columns.insert(columns.end(), {"graph ms", "eager ms", "words equal"});
   columns.push_back("max_abs_error");
   TextTable table(columns);
@@ -58,12 +59,15 @@ void report_keyswitch(const KeySwitchOptions& options, const fhe::CkksEngine& en
   bool within_tolerance = true, words_equal = true;
   for (const KeySwitchRow& r : results) {
     within_tolerance = within_tolerance && r.max_abs_error <= kKeySwitchErrorLimit;
+    // The level's schedule: its active Q rows and digits (the P rows are the preset's).
+    const std::size_t digits = fhe::active_key_switch_digits(preset, r.op.level).size();
     std::vector<std::string> cells = {r.op.name(), std::to_string(preset.active_q_rows(r.op.level)),
-                                      format_number(median(r.samples_ms), 3)};
+                                      std::to_string(digits), format_number(median(r.samples_ms), 3)};
     nlohmann::json row = {{"operation", r.op.name()},
                           {"level", r.op.level},
                           {"active_q_rows", preset.active_q_rows(r.op.level)},
                           {"p_rows", preset.p_count},
+                          {"digits", digits},
                           {"samples_ms", r.samples_ms},
                           {"median_ms", median(r.samples_ms)},
                           {"max_abs_error", r.max_abs_error}};

@@ -54,6 +54,11 @@ TEST(KeySwitchCommand, SmallCpuRunReportsEveryOperation) {
   ASSERT_EQ(out["operations"].size(), 4u);
   EXPECT_EQ(out["operations"][3]["operation"], "rotate@level3");
   EXPECT_EQ(out["operations"][3]["active_q_rows"], 4);  // 7 Q rows at level 0
+  // Digits of |P| = 2 scale primes, the base prime alone: ids {0, 1}, {2, 3},
+  // {4, 5}, {6}; ids 3..6 at level 3 keep the last three.
+  EXPECT_EQ(out["operations"][0]["digits"], 4);
+  EXPECT_EQ(out["operations"][3]["digits"], 3);
+  EXPECT_EQ(out["operations"][3]["p_rows"], 2);
   for (const auto& op : out["operations"]) {
     EXPECT_EQ(op["samples_ms"].size(), 1u);
     EXPECT_GT(op["max_abs_error"].get<double>(), 0.0);
