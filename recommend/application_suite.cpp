@@ -8,17 +8,13 @@
 #include "fhe/ckks/engine.h"
 #include "fhe/core/error.h"
 #include "recommend/application_runner.h"
+#include "recommend/level_rows.h"
 #include "recommend/sample_timer.h"
 #include "recommend/suite_catalog.h"
 #include "workloads/matvec/matvec_problem.h"
 
 namespace fhelium {
 namespace {
-
-std::string rows_at(const fhe::Preset& preset, int level) {
-  return "level " + std::to_string(level) + " (" + std::to_string(preset.active_q_rows(level)) +
-         " Q rows; key switching adds " + std::to_string(preset.p_primes.size()) + " P rows)";
-}
 
 std::string scientific(double value) {
   char text[32];
@@ -66,8 +62,7 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
   const std::string workers = cuda ? " rotation-parallel CUDA stream(s) (forked and joined with events)"
                                    : " rotation-parallel worker thread(s)";
   return operation + ": " + launch + d + " x " + d + " matvec from the staged input ciphertext at " +
-         rows_at(preset, 0) +
-         " to the output ciphertext: " + rotations + ", " + d +
+         level_rows_text(preset, 0) + " to the output ciphertext: " + rotations + ", " + d +
          " plaintext multiplies by the encoded diagonals, additions, " + rescales + ", " +
          std::to_string(c.workers) + workers + " and the sum of their partial results";
 }
@@ -78,10 +73,10 @@ std::vector<std::string> keyswitch_includes(const fhe::Preset& preset, const App
   std::vector<std::string> includes;
   for (int level : w.levels) {
     includes.push_back("relinearize@level" + std::to_string(level) + ": " + how +
-                       "relinearization key switch of a 3-part product at " + rows_at(preset, level));
+                       "relinearization key switch of a 3-part product at " + level_rows_text(preset, level));
     includes.push_back("rotate@level" + std::to_string(level) + ": " + how + "rotation by " +
                        std::to_string(w.rotation_step) + " slot(s) with its Galois key at " +
-                       rows_at(preset, level));
+                       level_rows_text(preset, level));
   }
   return includes;
 }

@@ -18,6 +18,7 @@
 #endif
 #include "fhe/ckks/engine.h"
 #include "fhe/core/error.h"
+#include "recommend/level_rows.h"
 #include "recommend/sample_timer.h"
 #include "recommend/suite_catalog.h"
 
@@ -104,9 +105,7 @@ class PrimitiveSuite : public Suite {
   }
 
   TimedBoundary timed_boundary() const override {
-    const std::string at = " at level " + std::to_string(level_) + " (" +
-                           std::to_string(preset_.active_q_rows(level_)) + " Q rows; key switching adds " +
-                           std::to_string(preset_.p_primes.size()) + " P rows)";
+    const std::string at = " at " + level_rows_text(preset_, level_);
     const bool cuda = device_.kind == fhe::DeviceKind::cuda;
     TimedBoundary boundary;
     boundary.includes = {
