@@ -93,7 +93,7 @@ FHE_HD void digit_tile_rows(const RegionKeyProductArgs<Word>& f, Word* shared, c
 // otherwise five, as unpredicated rounds of ten would leave 5-9 digits to
 // the one-by-one tail. On the H200 (session 18, rounds of ten against
 // five): level 0 multiply_relinearize -1.6 %, rotate_with_key -2.6 %;
-// level 17 (5-8 digits) +1.6 to +2.2 % with ten, hence five there.
+// level 17 (6 digits) +1.6 to +2.2 % with ten, hence five there.
 FHE_HD constexpr int fused_digits_per_round(int digits) { return digits >= 10 ? 10 : 5; }
 
 // Phase 3: the term at positions thread, thread + block_threads, ... of the
