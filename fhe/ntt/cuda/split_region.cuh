@@ -81,6 +81,18 @@ FHE_HD TileThread locate_split_thread(const PassArgs<Word>& a, std::uint32_t blo
   return locate_tile_thread(a, block_index, tiles_per_block, thread, kSplitThreadsPerTile);
 }
 
+// What every split phase starts with: the thread's place (none: it has no
+// tile and returns), its row's constants and that row's arithmetic, given
+// to body(th, c, ar).
+template <typename Word, typename Body>
+FHE_HD void for_split_thread(const PassArgs<Word>& a, std::uint32_t block_index, std::uint32_t tiles_per_block,
+                             std::uint32_t thread, Body&& body) {
+  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
+  if (!th.valid) return;
+  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
+  with_row_arith(c, [&](const auto& ar) { body(th, c, ar); });
+}
+
 // A round on the words the thread holds in shared memory (after a barrier).
 template <bool Forward, int First, int Skip, typename Word, typename Arith>
 FHE_HD void split_round_in_shared(Word (&v)[1][kSplitWordsPerThread], const PassArgs<Word>& a, const Word* shared,
@@ -95,10 +107,8 @@ FHE_HD void split_round_in_shared(Word (&v)[1][kSplitWordsPerThread], const Pass
 template <typename Word, int Skip>
 FHE_HD void split_forward_first(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                 std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_arith(c, [&](const auto& ar) {
+  for_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c,
+                                                                 const auto& ar) {
     StageTwiddles<Word, kSplitRoundBits> tw;
     load_split_round_twiddles<0, Skip>(tw, a, th, ar);
     wait_for_previous_kernel();  // the data is the previous pass's output
@@ -115,10 +125,8 @@ FHE_HD void split_forward_first(const PassArgs<Word>& a, Word* shared, std::uint
 template <bool Forward, typename Word>
 FHE_HD void split_middle(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                          std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_arith(c, [&](const auto& ar) {
+  for_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c,
+                                                                 const auto& ar) {
     Word v[1][kSplitWordsPerThread];
     split_round_in_shared<Forward, 3, 0>(v, a, shared, th, c, ar);
     split_to_shared<3>(shared, th, v);
@@ -130,10 +138,8 @@ FHE_HD void split_middle(const PassArgs<Word>& a, Word* shared, std::uint32_t bl
 template <typename Word>
 FHE_HD void split_forward_last(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_arith(c, [&](const auto& ar) {
+  for_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c,
+                                                                 const auto& ar) {
     Word v[1][kSplitWordsPerThread];
     split_round_in_shared<true, 5, 0>(v, a, shared, th, c, ar);
     std::uint64_t* tile = tile_data(a, th);
@@ -149,10 +155,8 @@ FHE_HD void split_forward_last(const PassArgs<Word>& a, Word* shared, std::uint3
 template <typename Word>
 FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                 std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_arith(c, [&](const auto& ar) {
+  for_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c,
+                                                                 const auto& ar) {
     StageTwiddles<Word, kSplitRoundBits> tw;
     load_split_round_twiddles<5, 0>(tw, a, th, ar);
     wait_for_previous_kernel();  // the data is the previous pass's output
@@ -175,10 +179,8 @@ FHE_HD void split_inverse_first(const PassArgs<Word>& a, Word* shared, std::uint
 template <typename Word, int Skip>
 FHE_HD void split_inverse_last(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                std::uint32_t tiles_per_block, std::uint32_t thread) {
-  const TileThread th = locate_split_thread(a, block_index, tiles_per_block, thread);
-  if (!th.valid) return;
-  const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
-  with_row_arith(c, [&](const auto& ar) {
+  for_split_thread(a, block_index, tiles_per_block, thread, [&](const TileThread& th, const RowConstants<Word>& c,
+                                                                 const auto& ar) {
     Word v[1][kSplitWordsPerThread];
     split_round_in_shared<false, 0, Skip>(v, a, shared, th, c, ar);
     std::uint64_t* tile = tile_data(a, th);
