@@ -37,28 +37,23 @@ FHE_HD u64 load_read_only(const u64* p) {
 // planes (one 8-byte and one 4-byte load) or a wide row's two words.
 template <bool Narrow>
 FHE_HD void key_pair(const std::uint8_t* first, const std::uint8_t* second, u64& b, u64& a) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (Narrow) {
-    const uint2 low = __ldg(reinterpret_cast<const uint2*>(first));
-    const std::uint32_t high = __ldg(reinterpret_cast<const std::uint32_t*>(second));
-    b = low.x | static_cast<u64>(high & 0xffff) << 32;
-    a = low.y | static_cast<u64>(high >> 16) << 32;
-  } else {
-    b = __ldg(reinterpret_cast<const u64*>(first));
-    a = __ldg(reinterpret_cast<const u64*>(second));
-  }
-#else
   if constexpr (Narrow) {
     std::uint32_t low[2], high;
+#if defined(__CUDA_ARCH__)
+    const uint2 lows = __ldg(reinterpret_cast<const uint2*>(first));
+    low[0] = lows.x;
+    low[1] = lows.y;
+    high = __ldg(reinterpret_cast<const std::uint32_t*>(second));
+#else
     std::memcpy(low, first, 8);
     std::memcpy(&high, second, 4);
+#endif
     b = low[0] | static_cast<u64>(high & 0xffff) << 32;
     a = low[1] | static_cast<u64>(high >> 16) << 32;
-  } else {
-    std::memcpy(&b, first, 8);
-    std::memcpy(&a, second, 8);
+  } else {  // 8-byte aligned words (digit_bytes and the wide rows' offsets are multiples of 8)
+    b = load_read_only(reinterpret_cast<const u64*>(first));
+    a = load_read_only(reinterpret_cast<const u64*>(second));
   }
-#endif
 }
 
 // Both key halves at (row, k) in one pass over every digit:
