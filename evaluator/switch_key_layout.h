@@ -59,7 +59,7 @@ SwitchKeyLayout switch_key_layout(const Preset& preset);
 std::size_t device_switch_key_bytes(const Preset& preset);
 
 // One digit's (b, a) words (rows x n each, row-major) into its layout's
-// bytes (the kernels read them back with terms::key_pair, key_terms.cuh).
+// bytes (the kernels read them back with terms::load_key_pair, key_terms.cuh).
 void pack_switch_key_digit(std::span<const std::uint64_t> b, std::span<const std::uint64_t> a,
                            const SwitchKeyLayout& layout, std::span<std::uint8_t> out);
 

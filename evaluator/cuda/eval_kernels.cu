@@ -120,10 +120,12 @@ struct RotationTermList {
 
 // One thread per (extended row, k) adds every term of the list: the key
 // inner products share the digits' rows through L2 (the blocks resident at
-// once cover a few rows), so DRAM mostly streams the keys. Four blocks an
-// SM: with packed keys ptxas took 66 registers (3 blocks) unbounded, 64
-// without spills bounded.
-__global__ void __launch_bounds__(kBlock, 4)
+// once cover a few rows), so DRAM mostly streams the keys. Five blocks an
+// SM (48 registers, no spill): the narrow rows' products from 24-bit
+// halves and the wide rows in rounds of two digits (the kernel's registers
+// are its heavier path's); with 128-bit products and rounds of five on
+// both, 64 registers and 4 blocks.
+__global__ void __launch_bounds__(kBlock, 5)
     rotation_terms_kernel(RotationTermList list, int count, ExtendedSumArgs s) {
   const std::size_t n = std::size_t{1} << s.log_n;
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -134,7 +136,7 @@ __global__ void __launch_bounds__(kBlock, 4)
   u64 sum_b = s.accumulate ? s.sum_b[i] : 0, sum_a = s.accumulate ? s.sum_a[i] : 0;
   for (int t = 0; t < count; ++t) {
     u64 b, a;
-    rotation_term<5, true, true>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+    rotation_term<5, true, true, 2, true>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
     sum_b = add_mod(sum_b, b, row.m.value);
     sum_a = add_mod(sum_a, a, row.m.value);
   }
@@ -153,10 +155,12 @@ struct RotationOutputList {
 // run back to back: the digits come from L2 after the first term and DRAM
 // streams the keys. (One launch per term read the 200 MB of digits from
 // DRAM each time; keeping them in registers for all terms cost occupancy
-// and was slower, docs/performance.md.)
-__global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList list, int count,
-                                        const __grid_constant__ RotationOutputList outs,
-                                        const __grid_constant__ ExtendedSumArgs s) {
+// and was slower, docs/performance.md.) Five blocks an SM, as
+// rotation_terms_kernel.
+__global__ void __launch_bounds__(kBlock, 5)
+    rotation_outputs_kernel(const __grid_constant__ RotationTermList list, int count,
+                            const __grid_constant__ RotationOutputList outs,
+                            const __grid_constant__ ExtendedSumArgs s) {
   const std::size_t n = std::size_t{1} << s.log_n;
   const int t = static_cast<int>(blockIdx.x % static_cast<unsigned>(count));
   const std::size_t k = (blockIdx.x / static_cast<unsigned>(count)) * static_cast<std::size_t>(blockDim.x) +
@@ -164,7 +168,8 @@ __global__ void rotation_outputs_kernel(const __grid_constant__ RotationTermList
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   u64 b, a;
-  rotation_term<5, true, true>(list.term[t], s, term_row(s, r), r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+  rotation_term<5, true, true, 2, true>(list.term[t], s, term_row(s, r), r, k,
+                                        ExtendedDigits{s.extended, s.rows, n, r}, b, a);
   const SplitRows out{outs.b[t], outs.a[t], outs.p[t], s.q_rows, s.rows, n};
   out.row_b(r)[k] = b;
   out.row_a(r)[k] = a;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "evaluator/cuda/eval_kernels.h"
 #include "evaluator/switch_key_layout.h"
@@ -33,33 +34,104 @@ FHE_HD u64 load_read_only(const u64* p) {
 }
 
 // A digit's (b, a) at one (row, k) (switch_key_layout.h), from the
-// digit's bytes at the place's `first` and `second`: a narrow row's two
-// planes (one 8-byte and one 4-byte load) or a wide row's two words.
-template <bool Narrow>
-FHE_HD void key_pair(const std::uint8_t* first, const std::uint8_t* second, u64& b, u64& a) {
+// digit's bytes at the place's `first` and `second`: a wide row's two words
+// or a narrow row's two planes (one 8-byte load: b's and a's low 32 bits;
+// one 4-byte load: their high 16 bits). KeyPair<false> holds two words (a
+// narrow row's widened as loaded); KeyPair<true> a narrow row's planes as
+// they lie (Raw), for SplitProductSums.
+template <bool Raw>
+struct KeyPair {
+  u64 b, a;
+};
+template <>
+struct KeyPair<true> {
+  std::uint32_t b_low, a_low, highs;  // highs: b's in bits 0-15, a's in 16-31
+};
+
+template <bool Narrow, bool Raw>
+FHE_HD KeyPair<Narrow && Raw> load_key_pair(const std::uint8_t* first, const std::uint8_t* second) {
   if constexpr (Narrow) {
     std::uint32_t low[2], high;
 #if defined(__CUDA_ARCH__)
-    const uint2 lows = __ldg(reinterpret_cast<const uint2*>(first));
-    low[0] = lows.x;
-    low[1] = lows.y;
+    const uint2 pair = __ldg(reinterpret_cast<const uint2*>(first));
+    low[0] = pair.x;
+    low[1] = pair.y;
     high = __ldg(reinterpret_cast<const std::uint32_t*>(second));
 #else
     std::memcpy(low, first, 8);
     std::memcpy(&high, second, 4);
 #endif
-    b = low[0] | static_cast<u64>(high & 0xffff) << 32;
-    a = low[1] | static_cast<u64>(high >> 16) << 32;
-  } else {  // 8-byte aligned words (digit_bytes and the wide rows' offsets are multiples of 8)
-    b = load_read_only(reinterpret_cast<const u64*>(first));
-    a = load_read_only(reinterpret_cast<const u64*>(second));
+    if constexpr (Raw) {
+      return {low[0], low[1], high};
+    } else {
+      return {low[0] | static_cast<u64>(high & 0xffff) << 32, low[1] | static_cast<u64>(high >> 16) << 32};
+    }
+  } else {
+    // 8-byte aligned words (digit_bytes and the wide rows' offsets are multiples of 8)
+    return {load_read_only(reinterpret_cast<const u64*>(first)), load_read_only(reinterpret_cast<const u64*>(second))};
   }
 }
 
+// sum_d x_d * (b_d, a_d), exact: 64 x 64 -> 128-bit products into 128-bit
+// sums.
+struct WideProductSums {
+  u128 b = 0, a = 0;
+  FHE_HD void add(u64 x, const KeyPair<false>& key) {
+    b += static_cast<u128>(x) * key.b;
+    a += static_cast<u128>(x) * key.a;
+  }
+  FHE_HD void reduce(const DeviceModulus& m, u64& out_b, u64& out_a) const {
+    out_b = reduce128(b, m);
+    out_a = reduce128(a, m);
+  }
+};
+
+// The same for a narrow row's pair: the digit word (canonical, below
+// q < 2^48) and the key words split into 24-bit halves, x = x0 + x1 2^24, so every partial
+// product is below 2^48 and is added into a 64-bit sum by one 32 x 32 ->
+// 64-bit multiply-add: 4 a key word, where a 128-bit product and sum took
+// about 15 instructions. The sums stay exact for up to 2^15 digits (the
+// middle one gains two products below 2^48 a digit), and a preset has far
+// fewer digits than rows.
+struct SplitProductSums {
+  static constexpr std::uint32_t kLow24 = 0xffffff;
+  u64 b_low = 0, b_middle = 0, b_high = 0, a_low = 0, a_middle = 0, a_high = 0;
+  // acc + x y as one mad.wide.u32 (written as 64-bit products of widened
+  // operands, the compiler emitted full 64-bit multiplies).
+  FHE_HD static u64 mad_wide(std::uint32_t x, std::uint32_t y, u64 acc) {
+#if defined(__CUDA_ARCH__)
+    u64 out;
+    asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(out) : "r"(x), "r"(y), "l"(acc));
+    return out;
+#else
+    return acc + static_cast<u64>(x) * y;
+#endif
+  }
+  FHE_HD static void add_split(u64& low, u64& middle, u64& high, std::uint32_t x0, std::uint32_t x1,
+                               std::uint32_t k0, std::uint32_t k1) {
+    low = mad_wide(x0, k0, low);
+    middle = mad_wide(x1, k0, mad_wide(x0, k1, middle));
+    high = mad_wide(x1, k1, high);
+  }
+  FHE_HD void add(u64 x, const KeyPair<true>& key) {
+    const auto x0 = static_cast<std::uint32_t>(x) & kLow24, x1 = static_cast<std::uint32_t>(x >> 24);
+    add_split(b_low, b_middle, b_high, x0, x1, key.b_low & kLow24, key.b_low >> 24 | (key.highs & 0xffff) << 8);
+    add_split(a_low, a_middle, a_high, x0, x1, key.a_low & kLow24, key.a_low >> 24 | (key.highs >> 16) << 8);
+  }
+  FHE_HD static u128 joined(u64 low, u64 middle, u64 high) {
+    return low + (static_cast<u128>(middle) << 24) + (static_cast<u128>(high) << 48);
+  }
+  FHE_HD void reduce(const DeviceModulus& m, u64& out_b, u64& out_a) const {
+    out_b = reduce128(joined(b_low, b_middle, b_high), m);
+    out_a = reduce128(joined(a_low, a_middle, a_high), m);
+  }
+};
+
 // Both key halves at (row, k) in one pass over every digit:
-// sum_d digit_word(d) * key[first_digit + d][b/a][row][k], exact in 128
-// bits, one reduction each. A thread issues the loads of DigitsPerRound
-// digits together. The rotation kernels take 5: the default preset's 10
+// sum_d digit_word(d) * key[first_digit + d][b/a][row][k], exact, one
+// reduction each (SplitNarrow: a narrow row's products from 24-bit halves,
+// SplitProductSums; otherwise WideProductSums). A thread issues the loads
+// of DigitsPerRound digits together. The rotation kernels take 5: the default preset's 10
 // digits at level 0 in two memory round trips instead of the four of the
 // compiler's 4-way unrolled loop (4 + 4 + 1 + 1); rotate_many[4] -2.2 %,
 // sum16_lazy_moddown -3.4 %, BSGS -3.5 %. Relinearization's kernel keeps 1
@@ -81,19 +153,11 @@ FHE_HD void key_pair(const std::uint8_t* first, const std::uint8_t* second, u64&
 //   one: the addresses are a 64-bit add apart. The fused kernel, whose
 //   digits are in shared memory, gains (multiply_relinearize 910 -> 872 us,
 //   rotate_with_key 886 -> 843 us).
-template <int DigitsPerRound, bool PredicatedRounds, bool Narrow, typename DigitWord>
+template <int DigitsPerRound, bool PredicatedRounds, bool Narrow, bool SplitNarrow, typename DigitWord>
 FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
                                  std::size_t digit_bytes, const SwitchKeyLayout::Place& at, int first_digit,
                                  const DeviceModulus& m, u64& out_b, u64& out_a) {
-  u128 sum_b = 0, sum_a = 0;
-  const auto add_round = [&](const u64 (&x)[DigitsPerRound], const u64 (&key_b)[DigitsPerRound],
-                             const u64 (&key_a)[DigitsPerRound]) {
-#pragma unroll
-    for (int j = 0; j < DigitsPerRound; ++j) {
-      sum_b += static_cast<u128>(x[j]) * key_b[j];
-      sum_a += static_cast<u128>(x[j]) * key_a[j];
-    }
-  };
+  std::conditional_t<Narrow && SplitNarrow, SplitProductSums, WideProductSums> sums;
   if constexpr (PredicatedRounds) {
     // Addressed in 64-bit words from the key's start (digit_bytes is a
     // multiple of 8), every load's from scratch: of the shapes tried, the
@@ -101,22 +165,22 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
     const auto* key64 = reinterpret_cast<const u64*>(key);
     const std::size_t digit_words = digit_bytes / 8;
     for (int first = 0; first < digits; first += DigitsPerRound) {
-      u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
+      u64 x[DigitsPerRound];
+      KeyPair<Narrow && SplitNarrow> pairs[DigitsPerRound];
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) {
         const int d = first + j;
         const bool live = d < digits;
         const std::size_t digit = static_cast<std::size_t>(first_digit + d) * digit_words;
         x[j] = live ? digit_word(d) : 0;
-        u64 b = 0, a = 0;
+        pairs[j] = {};
         if (live) {
-          key_pair<Narrow>(reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.first,
-                           reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.second, b, a);
+          pairs[j] = load_key_pair<Narrow, SplitNarrow>(reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.first,
+                                           reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.second);
         }
-        key_b[j] = b;
-        key_a[j] = a;
       }
-      add_round(x, key_b, key_a);
+#pragma unroll
+      for (int j = 0; j < DigitsPerRound; ++j) sums.add(x[j], pairs[j]);
     }
   } else {
     // Digit d's (b, a) at key_first and key_second + d x digit_bytes.
@@ -125,38 +189,40 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
     int d = 0;
     for (; d + DigitsPerRound <= digits;
          d += DigitsPerRound, key_first += DigitsPerRound * digit_bytes, key_second += DigitsPerRound * digit_bytes) {
-      u64 x[DigitsPerRound], key_b[DigitsPerRound], key_a[DigitsPerRound];
+      u64 x[DigitsPerRound];
+      KeyPair<Narrow && SplitNarrow> pairs[DigitsPerRound];
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) {
         x[j] = digit_word(d + j);
-        key_pair<Narrow>(key_first + j * digit_bytes, key_second + j * digit_bytes, key_b[j], key_a[j]);
+        pairs[j] = load_key_pair<Narrow, SplitNarrow>(key_first + j * digit_bytes, key_second + j * digit_bytes);
       }
-      add_round(x, key_b, key_a);
+#pragma unroll
+      for (int j = 0; j < DigitsPerRound; ++j) sums.add(x[j], pairs[j]);
     }
     for (; d < digits; ++d, key_first += digit_bytes, key_second += digit_bytes) {  // the digits left over
-      const u64 x = digit_word(d);
-      u64 key_b, key_a;
-      key_pair<Narrow>(key_first, key_second, key_b, key_a);
-      sum_b += static_cast<u128>(x) * key_b;
-      sum_a += static_cast<u128>(x) * key_a;
+      sums.add(digit_word(d), load_key_pair<Narrow, SplitNarrow>(key_first, key_second));
     }
   }
-  out_b = reduce128(sum_b, m);
-  out_a = reduce128(sum_a, m);
+  sums.reduce(m, out_b, out_a);
 }
 
 // The same at word k of key row `row` (a preset row id), in the layout.
-template <int DigitsPerRound, bool PredicatedRounds, typename DigitWord>
+// A wide row takes WideDigitsPerRound digits a round: fewer than a narrow
+// row's keeps a kernel's registers (the larger of its two paths') low
+// enough for more blocks an SM, at the cost of more round trips on the few
+// wide rows (the base and P primes).
+template <int DigitsPerRound, bool PredicatedRounds, int WideDigitsPerRound = DigitsPerRound,
+          bool SplitNarrow = false, typename DigitWord>
 FHE_HD void key_inner_product(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
                               const SwitchKeyLayout& layout, int first_digit, std::size_t row, std::size_t k,
                               const DeviceModulus& m, u64& out_b, u64& out_a) {
   const SwitchKeyLayout::Place at = layout.place(row, k);
   if (at.narrow) {
-    key_inner_product_at<DigitsPerRound, PredicatedRounds, true>(digit_word, digits, key, layout.digit_bytes(), at,
-                                                                 first_digit, m, out_b, out_a);
+    key_inner_product_at<DigitsPerRound, PredicatedRounds, true, SplitNarrow>(
+        digit_word, digits, key, layout.digit_bytes(), at, first_digit, m, out_b, out_a);
   } else {
-    key_inner_product_at<DigitsPerRound, PredicatedRounds, false>(digit_word, digits, key, layout.digit_bytes(), at,
-                                                                  first_digit, m, out_b, out_a);
+    key_inner_product_at<WideDigitsPerRound, PredicatedRounds, false, false>(
+        digit_word, digits, key, layout.digit_bytes(), at, first_digit, m, out_b, out_a);
   }
 }
 
@@ -216,7 +282,8 @@ FHE_HD TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
 // so the rotation kernels carry no test of it (with a run-time test of the
 // table and c0, rotate_many[4] took 1.4 % longer). PredicatedRounds: as in
 // key_inner_product.
-template <int DigitsPerRound, bool PredicatedRounds, bool Galois, typename DigitWord>
+template <int DigitsPerRound, bool PredicatedRounds, bool Galois, int WideDigitsPerRound = DigitsPerRound,
+          bool SplitNarrow = false, typename DigitWord>
 FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row, std::size_t r,
                           std::size_t k, DigitWord digit_word, u64& b, u64& a) {
   const std::size_t n = row.n, i = r * n + k;
@@ -225,7 +292,8 @@ FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, co
   a = 0;
   if (term.key) {
     const std::size_t source_k = Galois ? term.table[k] : k;
-    key_inner_product<DigitsPerRound, PredicatedRounds>([&](int d) { return digit_word(d, source_k); }, s.digits,
+    key_inner_product<DigitsPerRound, PredicatedRounds, WideDigitsPerRound, SplitNarrow>(
+        [&](int d) { return digit_word(d, source_k); }, s.digits,
                                                         term.key, s.key_layout, s.first_digit, row.id, k, row.m, b,
                                                         a);
     if (Galois && row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);

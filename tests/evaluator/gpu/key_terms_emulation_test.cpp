@@ -1,8 +1,9 @@
 // key_terms.cuh on the host: the key inner product in every shape the
 // kernels compile (predicated rounds of 5 and 1 digits, unpredicated rounds
-// of 5 and 10), over 11 digits (full rounds and digits left over), against
-// the sum of digit x key word products in plain modular arithmetic, with
-// keys packed in the device layout
+// of 5 and 10; the rotation kernels' wide rows in predicated rounds of 2
+// beside narrow rows' products from 24-bit halves), over 11 digits (full
+// rounds and digits left over), against the sum of digit x key word
+// products in plain modular arithmetic, with keys packed in the device layout
 // (switch_key_layout.h) over narrow rows (40- and 48-bit primes) beside
 // wide ones (60-bit).
 #include <gtest/gtest.h>
@@ -54,7 +55,7 @@ struct Fixture {
   }
 
   // Mismatching words of one shape over every (row, k).
-  template <int DigitsPerRound, bool Predicated>
+  template <int DigitsPerRound, bool Predicated, int WideDigitsPerRound = DigitsPerRound, bool SplitNarrow = false>
   std::size_t mismatches() const {
     std::size_t bad = 0;
     for (std::size_t r = 0; r < rows; ++r) {
@@ -63,8 +64,8 @@ struct Fixture {
       for (std::size_t k = 0; k < n; ++k) {
         const auto digit_word = [&](int d) { return digits[(static_cast<std::size_t>(d) * rows + r) * n + k]; };
         u64 b = 0, a = 0;
-        cuda::terms::key_inner_product<DigitsPerRound, Predicated>(digit_word, kDigits, packed.data(), layout,
-                                                                   kFirstDigit, r, k, m, b, a);
+        cuda::terms::key_inner_product<DigitsPerRound, Predicated, WideDigitsPerRound, SplitNarrow>(
+            digit_word, kDigits, packed.data(), layout, kFirstDigit, r, k, m, b, a);
         u64 want_b = 0, want_a = 0;
         for (int d = 0; d < kDigits; ++d) {
           const std::size_t component = 2 * static_cast<std::size_t>(kFirstDigit + d);
@@ -90,6 +91,7 @@ TEST(KeyTermsEmulation, EveryShapeOfTheKeyInnerProductSumsThePackedKey) {
       EXPECT_EQ((f.mismatches<1, true>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<5, false>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<10, false>()), 0u) << bits << "-bit rows, largest words " << largest;
+      EXPECT_EQ((f.mismatches<5, true, 2, true>()), 0u) << bits << "-bit rows, largest words " << largest;
     }
   }
 }
