@@ -87,10 +87,10 @@ struct WideProductSums {
 };
 
 // The same for a narrow row's pair: the digit word (canonical, below
-// q < 2^48) and the key words split into 24-bit halves, x = x0 + x1 2^24, so every partial
-// product is below 2^48 and is added into a 64-bit sum by one 32 x 32 ->
-// 64-bit multiply-add: 4 a key word, where a 128-bit product and sum took
-// about 15 instructions. The sums stay exact for up to 2^15 digits (the
+// q < 2^48) and the key words split into 24-bit halves, x = x0 + x1 2^24,
+// so every partial product is below 2^48 and is added into a 64-bit sum by
+// one 32 x 32 -> 64-bit multiply-add: 4 a key word, where a 128-bit
+// product and sum took about 15 instructions. The sums stay exact for up to 2^15 digits (the
 // middle one gains two products below 2^48 a digit), and a preset has far
 // fewer digits than rows.
 struct SplitProductSums {
@@ -131,10 +131,11 @@ struct SplitProductSums {
 // sum_d digit_word(d) * key[first_digit + d][b/a][row][k], exact, one
 // reduction each (SplitNarrow: a narrow row's products from 24-bit halves,
 // SplitProductSums; otherwise WideProductSums). A thread issues the loads
-// of DigitsPerRound digits together. The rotation kernels take 5: the default preset's 10
-// digits at level 0 in two memory round trips instead of the four of the
-// compiler's 4-way unrolled loop (4 + 4 + 1 + 1); rotate_many[4] -2.2 %,
-// sum16_lazy_moddown -3.4 %, BSGS -3.5 %. Relinearization's kernel keeps 1
+// of DigitsPerRound digits together. The rotation kernels take 5 on narrow
+// rows: the default preset's 10 digits at level 0 in two memory round trips
+// instead of the four of the compiler's 4-way unrolled loop (4 + 4 + 1 +
+// 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %, BSGS -3.5 %
+// (session 6). On wide rows they take 2 (key_inner_product). Relinearization's kernel keeps 1
 // (the plain loop): with 5 it went from 40 to 56 registers and
 // multiply_relinearize took 2 % longer (docs/performance.md, session 6).
 // The fused region + key product takes 10 from ten digits up, 5 below
@@ -175,8 +176,8 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
         x[j] = live ? digit_word(d) : 0;
         pairs[j] = {};
         if (live) {
-          pairs[j] = load_key_pair<Narrow, SplitNarrow>(reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.first,
-                                           reinterpret_cast<const std::uint8_t*>(key64 + digit) + at.second);
+          const auto* digit_key = reinterpret_cast<const std::uint8_t*>(key64 + digit);
+          pairs[j] = load_key_pair<Narrow, SplitNarrow>(digit_key + at.first, digit_key + at.second);
         }
       }
 #pragma unroll
@@ -210,7 +211,8 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
 // A wide row takes WideDigitsPerRound digits a round: fewer than a narrow
 // row's keeps a kernel's registers (the larger of its two paths') low
 // enough for more blocks an SM, at the cost of more round trips on the few
-// wide rows (the base and P primes).
+// wide rows (the base and P primes): the rotation kernels' 5 and 2 with
+// SplitNarrow compile to 48 registers, 5 blocks an SM (session 19).
 template <int DigitsPerRound, bool PredicatedRounds, int WideDigitsPerRound = DigitsPerRound,
           bool SplitNarrow = false, typename DigitWord>
 FHE_HD void key_inner_product(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
@@ -293,9 +295,8 @@ FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, co
   if (term.key) {
     const std::size_t source_k = Galois ? term.table[k] : k;
     key_inner_product<DigitsPerRound, PredicatedRounds, WideDigitsPerRound, SplitNarrow>(
-        [&](int d) { return digit_word(d, source_k); }, s.digits,
-                                                        term.key, s.key_layout, s.first_digit, row.id, k, row.m, b,
-                                                        a);
+        [&](int d) { return digit_word(d, source_k); }, s.digits, term.key, s.key_layout, s.first_digit, row.id, k,
+        row.m, b, a);
     if (Galois && row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);
   } else if (row.q_row) {
     b = mul_shoup(s.c0[i], row.p, row.p_shoup, q);
