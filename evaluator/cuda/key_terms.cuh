@@ -90,9 +90,9 @@ struct WideProductSums {
 // q < 2^48) and the key words split into 24-bit halves, x = x0 + x1 2^24,
 // so every partial product is below 2^48 and is added into a 64-bit sum by
 // one 32 x 32 -> 64-bit multiply-add: 4 a key word, where a 128-bit
-// product and sum took about 15 instructions. The sums stay exact for up to 2^15 digits (the
-// middle one gains two products below 2^48 a digit), and a preset has far
-// fewer digits than rows.
+// product and sum took about 15 instructions. The sums stay exact for up
+// to 2^15 digits (the middle one gains two products below 2^48 a digit),
+// and a preset has far fewer digits than rows.
 struct SplitProductSums {
   static constexpr std::uint32_t kLow24 = 0xffffff;
   u64 b_low = 0, b_middle = 0, b_high = 0, a_low = 0, a_middle = 0, a_high = 0;
