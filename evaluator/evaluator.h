@@ -89,6 +89,13 @@ class Evaluator {
   // The terms themselves, one extended ciphertext per step (decomposed
   // once): BSGS keeps its baby steps so and reuses them in every inner sum.
   std::vector<Ciphertext> rotate_many_extended(const Ciphertext& a, const std::vector<int>& steps) const;
+  // sum += the rotation by `step` of an extended sum (a BSGS giant step on
+  // its inner sum): only its c1 part is brought down to Q (ModDown) and key
+  // switched; its c0 part is permuted over QP as it is, for the final
+  // mod_down divides P out of the whole sum. Step 0 adds `extended` itself.
+  // `sum`: empty (it starts there) or an extended sum of the same level and
+  // scale.
+  void accumulate_extended_rotation(const Ciphertext& extended, int step, Ciphertext& sum) const;
   // Divides an extended sum by P with rounding: a 2-part ciphertext over
   // rows level..L with the sum's scale.
   Ciphertext mod_down(const Ciphertext& extended_sum) const;
@@ -106,6 +113,7 @@ class Evaluator {
   std::vector<Ciphertext> apply_galois(const Ciphertext& a,
                                        const std::vector<std::uint64_t>& galois_elements) const;
   const RnsScaleDown& rescale_schedule(int level) const;
+  void check_extended_sum(const Ciphertext& x, const char* op) const;
   struct RotationKey {
     const KeySwitchKey* key;                     // null for step 0
     const std::vector<std::uint32_t>* table;

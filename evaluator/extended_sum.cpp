@@ -140,15 +140,64 @@ std::vector<Ciphertext> Evaluator::rotate_many_extended(const Ciphertext& a, con
   return terms;
 }
 
-Ciphertext Evaluator::mod_down(const Ciphertext& extended_sum) const {
-  const Preset& preset = engine_.preset();
-  const KeySwitchSchedule& schedule = schedules_.at(extended_sum.level);
-  if (extended_sum.size() != 2 || extended_sum.parts[0].first_row() != schedule.extended_rows.first ||
-      extended_sum.parts[0].row_count() != schedule.extended_rows.count ||
-      extended_sum.parts[1].row_count() != schedule.extended_rows.count) {
-    throw InvalidArgument("mod_down: not a 2-part extended sum over the extended rows of level " +
-                          std::to_string(extended_sum.level) + " (preset " + preset.name + ")");
+// Throws unless `x` is a 2-part extended sum over the extended rows of its level.
+void Evaluator::check_extended_sum(const Ciphertext& x, const char* op) const {
+  const KeySwitchSchedule& schedule = schedules_.at(x.level);
+  if (x.size() != 2 || x.parts[0].first_row() != schedule.extended_rows.first ||
+      x.parts[0].row_count() != schedule.extended_rows.count ||
+      x.parts[1].row_count() != schedule.extended_rows.count) {
+    throw InvalidArgument(std::string(op) + ": not a 2-part extended sum over the extended rows of level " +
+                          std::to_string(x.level) + " (preset " + engine_.preset().name + ")");
   }
+}
+
+// The rotation of an extended sum e = (e0, e1) ~ P ct, added as
+// (sigma(e0) + IP_b, IP_a) with IP the key switch of sigma applied to
+// ModDown(e1): sigma(e0) + sigma(e1) s ~ sigma(P ct) needs no ModDown of e0,
+// since the final one divides P out of the whole sum.
+void Evaluator::accumulate_extended_rotation(const Ciphertext& extended, int step, Ciphertext& sum) const {
+  const char* op = "accumulate_extended_rotation";
+  check_extended_sum(extended, op);
+  if (!sum.parts.empty()) {
+    check_extended_sum(sum, op);
+    if (sum.level != extended.level || std::fabs(sum.scale - extended.scale) > 1e-9 * extended.scale) {
+      throw InvalidArgument(std::string(op) + ": the sum and the term differ in level or scale (preset " +
+                            engine_.preset().name + ")");
+    }
+  }
+  const std::uint64_t element = engine_.galois_elements_for_steps({step}).front();
+  if (element == 1) {
+    if (sum.parts.empty()) {
+      sum = extended;
+    } else {
+      add_inplace(sum.parts[0], extended.parts[0], engine_.rns_basis());
+      add_inplace(sum.parts[1], extended.parts[1], engine_.rns_basis());
+    }
+    return;
+  }
+  const KeySwitchKey& key = engine_.galois_key(element);
+  const std::vector<std::uint32_t>& table = engine_.galois_permutation(element);
+  const KeySwitchSchedule& schedule = schedules_.at(extended.level);
+  RnsPoly c1;
+  switcher_.mod_down(schedule, extended.parts[1].data(), c1);
+  switcher_.extend(schedule, c1);
+  const std::size_t n = c1.n();
+  const ntt::RowRange ext = schedule.extended_rows;
+  RnsPoly term0(ext.first, ext.count, n, true), term1(ext.first, ext.count, n, true), permuted;
+  switcher_.inner_product(schedule, key, &table, term0.data(), term1.data());
+  apply_galois_ntt(extended.parts[0], table, permuted);
+  add_inplace(term0, permuted, engine_.rns_basis());
+  if (sum.parts.empty()) {
+    sum = Ciphertext{{std::move(term0), std::move(term1)}, extended.level, extended.scale};
+    return;
+  }
+  add_inplace(sum.parts[0], term0, engine_.rns_basis());
+  add_inplace(sum.parts[1], term1, engine_.rns_basis());
+}
+
+Ciphertext Evaluator::mod_down(const Ciphertext& extended_sum) const {
+  check_extended_sum(extended_sum, "mod_down");
+  const KeySwitchSchedule& schedule = schedules_.at(extended_sum.level);
   Ciphertext out{{RnsPoly(), RnsPoly()}, extended_sum.level, extended_sum.scale};
   switcher_.mod_down(schedule, extended_sum.parts[0].data(), extended_sum.parts[1].data(), out.parts[0],
                      out.parts[1]);

@@ -112,17 +112,19 @@ void KeySwitcher::inner_product(const KeySwitchSchedule& schedule, const KeySwit
 
 void KeySwitcher::mod_down(const KeySwitchSchedule& schedule, const std::uint64_t* extended0,
                            const std::uint64_t* extended1, RnsPoly& out0, RnsPoly& out1) {
+  mod_down(schedule, extended0, out0);
+  mod_down(schedule, extended1, out1);
+}
+
+void KeySwitcher::mod_down(const KeySwitchSchedule& schedule, const std::uint64_t* extended, RnsPoly& out) {
   const std::size_t n = plan_.n();
   const ntt::RowRange q_rows = schedule.active_q_rows;
   const std::size_t p_offset = (schedule.p_rows.first - schedule.extended_rows.first) * n;
-  for (RnsPoly* out : {&out0, &out1}) {
-    if (out->first_row() != q_rows.first || out->row_count() != q_rows.count || out->n() != n) {
-      *out = RnsPoly(q_rows.first, q_rows.count, n, true);
-    }
-    out->set_ntt_form(true);
+  if (out.first_row() != q_rows.first || out.row_count() != q_rows.count || out.n() != n) {
+    out = RnsPoly(q_rows.first, q_rows.count, n, true);
   }
-  schedule.mod_down.apply(plan_, extended0, extended0 + p_offset, out0.data(), scale_down_scratch_);
-  schedule.mod_down.apply(plan_, extended1, extended1 + p_offset, out1.data(), scale_down_scratch_);
+  out.set_ntt_form(true);
+  schedule.mod_down.apply(plan_, extended, extended + p_offset, out.data(), scale_down_scratch_);
 }
 
 }  // namespace fhe

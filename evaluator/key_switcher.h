@@ -43,6 +43,8 @@ class KeySwitcher {
   // to NTT-form polynomials over the active Q rows.
   void mod_down(const KeySwitchSchedule& schedule, const std::uint64_t* extended0,
                 const std::uint64_t* extended1, RnsPoly& out0, RnsPoly& out1);
+  // The same for one polynomial.
+  void mod_down(const KeySwitchSchedule& schedule, const std::uint64_t* extended, RnsPoly& out);
 
  private:
   const RnsBasis& basis_;

@@ -11,6 +11,7 @@
 #include "evaluator/cuda/region_key_product.h"
 #include "evaluator/cuda/region_scale_down.h"
 #include "evaluator/cuda_workspace.h"
+#include "fhe/arith/modarith.h"
 #include "fhe/ckks/galois.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
@@ -113,6 +114,10 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
   p_mod_q_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(top.p_mod_q), "P mod q");
   p_mod_q_shoup_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(top.p_mod_q_shoup),
                                                           "P mod q");
+  std::vector<std::uint64_t> ones(qp_rows_, 1), ones_shoup;
+  for (std::uint64_t q : preset.qp_primes()) ones_shoup.push_back(shoup_companion(std::uint64_t{1}, q));
+  one_mod_qp_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(ones), "1 mod q");
+  one_mod_qp_shoup_ = DeviceBuffer<std::uint64_t>::from_host(std::span<const std::uint64_t>(ones_shoup), "1 mod q");
   const CudaWorkspaceWords words = cuda_workspace_words(preset);
   coefficients_ = DeviceBuffer<std::uint64_t>(words.coefficients, "evaluator workspace");
   extended_ = DeviceBuffer<std::uint64_t>(words.extended, "evaluator workspace");
@@ -637,12 +642,24 @@ cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a, 
   return args;
 }
 
+void CudaEvaluator::add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,
+                              const std::vector<const CudaCiphertext*>& plains, bool accumulate,
+                              CudaCiphertext& sum) const {
+  if (prepared.region) {  // one rotation (a BSGS giant step), fused with the ModUp's last pass
+    cuda::RotationTerm term;
+    fill_terms(prepared.keys, plains, 0, 1, &term);
+    cuda::launch_region_key_product(*prepared.region, term, args, {sum.part(0), sum.part(1), nullptr, accumulate},
+                                    stream());
+  } else {
+    launch_terms(args, prepared.keys, plains, accumulate, sum);
+  }
+}
+
 // Every term of `keys` x `plains` into `sum` (already shaped: 2 parts at
-// a.level), in launches of kMaxRotationTerms.
-void CudaEvaluator::launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+// the input's level), in launches of kMaxRotationTerms.
+void CudaEvaluator::launch_terms(cuda::ExtendedSumArgs args, const std::vector<const cuda::DeviceSwitchKey*>& keys,
                                  const std::vector<const CudaCiphertext*>& plains, bool accumulate,
                                  CudaCiphertext& sum) const {
-  cuda::ExtendedSumArgs args = extended_sum_args(a);
   args.sum_b = sum.part(0);
   args.sum_a = sum.part(1);
   args.accumulate = accumulate;
@@ -685,14 +702,56 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
   sum.parts = 2;
   sum.level = level;
   sum.scale = scale;
-  if (prepared.region) {  // one rotation (a BSGS giant step), fused with the ModUp's last pass
-    cuda::RotationTerm term;
-    fill_terms(prepared.keys, extended_plains, 0, 1, &term);
-    cuda::launch_region_key_product(*prepared.region, term, extended_sum_args(a),
-                                    {sum.part(0), sum.part(1), nullptr, accumulate}, stream());
-  } else {
-    launch_terms(a, prepared.keys, extended_plains, accumulate, sum);
+  add_terms(prepared, extended_sum_args(a), extended_plains, accumulate, sum);
+}
+
+void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& scratch,
+                                                 CudaCiphertext& sum) const {
+  const char* op = "accumulate_extended_rotation";
+  check_extended(extended, op, 2);
+  check_extended(sum, op, 2);
+  check_output(scratch, op);
+  const int level = extended.level;
+  if (extended.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");
+  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level ||
+                         std::fabs(sum.scale - extended.scale) > 1e-9 * extended.scale)) {
+    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
+                          where(engine_, op, level) + ")");
   }
+  const std::uint64_t element = engine_.galois_element_for_step(step);
+  if (element == 1) {
+    if (sum.parts == 0) {
+      copy(extended, sum);
+    } else {
+      add(sum, extended, sum);
+    }
+    return;
+  }
+  galois_key(element);  // a missing key fails before any work
+  // c1 down to Q: its P rows copied out first (mod_down_parts transforms
+  // them in place), so `extended` stays intact.
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
+  std::uint64_t* p_rows = accumulators_.data();
+  FHE_CUDA_CHECK(cudaMemcpyAsync(p_rows, extended.part(1) + rows * n_, p_rows_ * n_ * 8, cudaMemcpyDeviceToDevice,
+                                 stream()));
+  scratch.parts = 2;
+  scratch.level = level;
+  scratch.scale = extended.scale;
+  const ModDownPart part{extended.part(1), scratch.part(1), nullptr};
+  mod_down_parts(level, std::span<const ModDownPart>(&part, 1), p_rows);
+  const PreparedRotations prepared = prepare_rotations(scratch, {element}, true);
+  // The key switch of c1 with extended.c0 as the term's c0 on every row,
+  // times 1 instead of P.
+  cuda::ExtendedSumArgs args = extended_sum_args(scratch);
+  args.c0 = extended.part(0);
+  args.q_rows = args.rows;
+  args.p_mod_q = one_mod_qp_.data();
+  args.p_mod_q_shoup = one_mod_qp_shoup_.data();
+  const bool accumulate = sum.parts != 0;
+  sum.parts = 2;
+  sum.level = level;
+  sum.scale = extended.scale;
+  add_terms(prepared, args, {nullptr}, accumulate, sum);
 }
 
 void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,

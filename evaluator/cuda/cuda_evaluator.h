@@ -124,6 +124,14 @@ class CudaEvaluator {
   // A null plaintext multiplies by 1 (scale 1).
   void accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
                             const std::vector<const CudaCiphertext*>& extended_plains, CudaCiphertext& sum) const;
+  // sum += the rotation by `step` of the 2-part extended sum `extended` (a
+  // lazy BSGS giant step on its inner sum), the twin of
+  // Evaluator::accumulate_extended_rotation with the same words: only its
+  // c1 is brought down to Q (into part 1 of `scratch`, a ciphertext buffer
+  // of the level) and key-switched; its c0 is permuted over QP as it is.
+  // Step 0 adds `extended` itself.
+  void accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& scratch,
+                                    CudaCiphertext& sum) const;
   // The terms themselves, outs[i] for steps[i], decomposed once (BSGS keeps
   // its baby steps so): outs are make_extended buffers.
   void rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
@@ -173,7 +181,11 @@ class CudaEvaluator {
   };
   PreparedRotations prepare_rotations(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
                                       bool fuse_single) const;
-  void launch_terms(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+  // The terms of `prepared` (its rotations' keys) times `plains` into `sum`
+  // (already shaped), the input's parts as `args` gives them.
+  void add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,
+                 const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
+  void launch_terms(cuda::ExtendedSumArgs args, const std::vector<const cuda::DeviceSwitchKey*>& keys,
                     const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
   // The kernels' view of `a`'s hoisted decomposition at its level, of part
   // `decomposed_part` (1 for rotations, 2 for relinearization).
@@ -223,6 +235,9 @@ class CudaEvaluator {
   std::shared_ptr<const cuda::DeviceKeys> keys_;
   std::vector<cuda::LevelConstants> levels_;
   cuda::DeviceBuffer<std::uint64_t> p_mod_q_, p_mod_q_shoup_;  // [P]_(q) by Q row id
+  // 1 and its Shoup companions by QP row id: in place of [P]_(q), a term's
+  // c0 over every row added as it is (accumulate_extended_rotation).
+  cuda::DeviceBuffer<std::uint64_t> one_mod_qp_, one_mod_qp_shoup_;
   // Workspaces sized for level 0.
   mutable cuda::DeviceBuffer<std::uint64_t> coefficients_, extended_, accumulators_, converted_, dropped_,
       rotations_;

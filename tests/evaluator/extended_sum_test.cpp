@@ -1,6 +1,7 @@
-// Evaluator::accumulate_rotations + mod_down (sums of rotations with one
-// ModDown): exact against rotate/add where the mathematics says so, the
-// decrypted sum within tolerance, and the words independent of chunking.
+// Evaluator::accumulate_rotations, accumulate_extended_rotation + mod_down
+// (sums of rotations with one ModDown): exact against rotate/add where the
+// mathematics says so, the decrypted sum within tolerance, and the words
+// independent of chunking.
 #include <gtest/gtest.h>
 
 #include "evaluator/evaluator.h"
@@ -107,6 +108,47 @@ TEST_F(ExtendedSum, WordsDoNotDependOnHowTheStepsAreSplit) {
   EXPECT_EQ(evaluator->mod_down(whole), evaluator->mod_down(evaluator->add(split, other)));
 }
 
+// The lift P x ct has zero P rows, so its c1 comes down to c1 exactly and
+// its c0 permuted is P sigma(c0): the rotation of the lift is the term
+// accumulate_rotations forms from ct, word for word.
+TEST_F(ExtendedSum, RotatingTheLiftIsAccumulatingTheRotation) {
+  const Ciphertext lift = evaluator->rotate_many_extended(ct, {0}).front();
+  Ciphertext from_lift, from_ct;
+  evaluator->accumulate_extended_rotation(lift, 3, from_lift);
+  evaluator->accumulate_rotations(ct, {3}, {nullptr}, from_ct);
+  EXPECT_EQ(from_lift, from_ct);
+  evaluator->accumulate_extended_rotation(lift, 2, from_lift);
+  evaluator->accumulate_rotations(ct, {2}, {nullptr}, from_ct);
+  EXPECT_EQ(from_lift, from_ct);
+}
+
+TEST_F(ExtendedSum, StepZeroAddsTheExtendedSumItself) {
+  const Ciphertext lift = evaluator->rotate_many_extended(ct, {0}).front();
+  Ciphertext sum;
+  evaluator->accumulate_extended_rotation(lift, 0, sum);
+  EXPECT_EQ(sum, lift);
+  evaluator->accumulate_extended_rotation(lift, 0, sum);
+  EXPECT_EQ(sum, evaluator->add(lift, lift));
+}
+
+// A BSGS giant step: the rotation by 2 of (plaintext x rotation by 1) kept
+// extended, with only its c1 brought down before the key switch.
+TEST_F(ExtendedSum, RotatedInnerSumDecryptsToTheRotatedProduct) {
+  const Message d = testing::random_message(engine.slot_count(), 7);
+  std::vector<double> r(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) r[i] = d[i].real();
+  const Plaintext plain = engine.encode_extended(r);
+  const Ciphertext inner = evaluator->multiply_plain(evaluator->rotate_many_extended(ct, {1}).front(), plain);
+  Ciphertext sum;
+  evaluator->accumulate_extended_rotation(inner, 2, sum);
+  EXPECT_DOUBLE_EQ(sum.scale, inner.scale);
+  const Ciphertext result = evaluator->rescale(evaluator->mod_down(sum));
+  const std::size_t slots = x.size();
+  Message expected(slots);
+  for (std::size_t i = 0; i < slots; ++i) expected[i] = r[(i + 2) % slots] * x[(i + 3) % slots];
+  EXPECT_LE(testing::max_abs_error(engine.decrypt_message(result), expected), 3e-5);
+}
+
 TEST_F(ExtendedSum, RefusesWhatIsNotAnExtendedSum) {
   const Plaintext ordinary = engine.encode(std::vector<double>{1.0});
   const Plaintext extended = engine.encode_extended(std::vector<double>{1.0});
@@ -119,6 +161,15 @@ TEST_F(ExtendedSum, RefusesWhatIsNotAnExtendedSum) {
   evaluator->accumulate_rotations(ct, {1}, {&extended}, sum);
   EXPECT_THROW(evaluator->accumulate_rotations(evaluator->drop_level(ct, 1), {1}, {&extended}, sum),
                InvalidArgument);
+
+  Ciphertext rotated;
+  EXPECT_THROW(evaluator->accumulate_extended_rotation(ct, 1, rotated), InvalidArgument);  // Q rows only
+  EXPECT_THROW(evaluator->accumulate_extended_rotation(sum, 5, rotated), InvalidArgument);  // no key
+  EXPECT_TRUE(rotated.parts.empty());
+  const Ciphertext low = evaluator->rotate_many_extended(evaluator->drop_level(ct, 1), {0}).front();
+  const Ciphertext before = sum;
+  EXPECT_THROW(evaluator->accumulate_extended_rotation(low, 1, sum), InvalidArgument);  // another level
+  EXPECT_EQ(sum, before);
 }
 
 }  // namespace

@@ -356,8 +356,8 @@ void CudaMatvec::enqueue_bsgs_lazy() {
     for (int i = 0; i < g; ++i) diagonals.push_back(&diagonals_[static_cast<std::size_t>(j * g + i)]);
     return diagonals;
   };
-  // Per giant step (across workers): the inner sum over QP, its ModDown, and
-  // its giant rotation added before ITS ModDown (Evaluator: run_bsgs_lazy).
+  // Per giant step (across workers): the inner sum over QP, rotated from
+  // that extended form into the sum (Evaluator: run_bsgs_lazy).
   // The inner sums of a worker's giant steps come from one pass over the
   // baby steps per kLazyBsgsInnerSumsPerPass of them: the baby steps are
   // most of the bytes this phase reads.
@@ -375,8 +375,8 @@ void CudaMatvec::enqueue_bsgs_lazy() {
       std::span<CudaCiphertext> inner_sums(worker.inner_sums.data(), static_cast<std::size_t>(count));
       ev.multiply_plain_sums(baby, diagonals, inner_sums);
       for (int k = 0; k < count; ++k) {
-        ev.mod_down(inner_sums[static_cast<std::size_t>(k)], worker.inner);
-        ev.accumulate_rotations(worker.inner, {(first + k) * g}, {nullptr}, worker.extended_sum);
+        ev.accumulate_extended_rotation(inner_sums[static_cast<std::size_t>(k)], (first + k) * g, worker.inner,
+                                        worker.extended_sum);
       }
     }
     worker.has_sum = worker.extended_sum.parts != 0;

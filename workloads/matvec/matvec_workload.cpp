@@ -175,15 +175,16 @@ Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
   for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
     for (Ciphertext& term : main.rotate_many_extended(input, steps)) baby.push_back(std::move(term));
   }
-  // Per giant step: the inner sum over QP, its one ModDown, then its giant
-  // rotation added before ITS ModDown; one ModDown and rescale at the end.
+  // Per giant step: the inner sum over QP, rotated from that extended form
+  // (only its c1 part brought down to Q for the key switch) into the sum;
+  // one ModDown and rescale at the end.
   auto work = [&](int w, int begin, int end) -> std::optional<Ciphertext> {
     const Evaluator& worker = *evaluators_[w];
     Ciphertext sum;
     for (int j = begin; j < end; ++j) {
       Ciphertext inner = worker.multiply_plain(baby[0], diagonals_[j * g]);
       for (int i = 1; i < g; ++i) inner = worker.add(inner, worker.multiply_plain(baby[i], diagonals_[j * g + i]));
-      worker.accumulate_rotations(worker.mod_down(inner), {j * g}, {nullptr}, sum);
+      worker.accumulate_extended_rotation(inner, j * g, sum);
     }
     return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
   };

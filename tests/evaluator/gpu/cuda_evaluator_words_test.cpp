@@ -148,6 +148,14 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     CudaCiphertext device_products = gpu.make_extended();
     gpu.multiply_plain_sum(term_list, plain_list, device_products);
     EXPECT_TRUE(testing::same_words(gpu.download(device_products), host_products)) << "multiply_plain_sum";
+    // BSGS giant steps from the extended form: the inner sum rotated (only
+    // its c1 brought down for the key switch), step 0, another step.
+    Ciphertext host_giant;
+    for (int step : {2, 0, -3}) cpu.accumulate_extended_rotation(host_products, step, host_giant);
+    CudaCiphertext device_giant = gpu.make_extended();
+    for (int step : {2, 0, -3}) gpu.accumulate_extended_rotation(device_products, step, out, device_giant);
+    EXPECT_TRUE(testing::same_words(gpu.download(device_giant), host_giant)) << "extended rotations";
+    EXPECT_TRUE(testing::same_words(gpu.download(device_products), host_products)) << "the rotated term is kept";
     Ciphertext host_plain_ones;
     cpu.accumulate_rotations(cx, {4, 0}, {nullptr, nullptr}, host_plain_ones);
     CudaCiphertext device_plain_ones = gpu.make_extended();
@@ -186,6 +194,11 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     gpu.accumulate_rotations(lx, {2, 0}, {&d3, &d3}, sum3);
     gpu.mod_down(sum3, out);
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host3))) << "level 3 extended sum";
+    Ciphertext host_giant3;
+    cpu.accumulate_extended_rotation(host3, -3, host_giant3);
+    CudaCiphertext giant3 = gpu.make_extended();
+    gpu.accumulate_extended_rotation(sum3, -3, out, giant3);
+    EXPECT_TRUE(testing::same_words(gpu.download(giant3), host_giant3)) << "level 3 extended rotation";
     Ciphertext host_single3;
     cpu.accumulate_rotations(cx3, {2}, {nullptr}, host_single3);
     cpu.accumulate_rotations(cx3, {-3}, {nullptr}, host_single3);
@@ -245,6 +258,14 @@ TEST_P(CudaKeySwitchWords, SameWordsAsCpu) {
   gpu.accumulate_rotations(dx, {1}, {nullptr}, device_sum);
   gpu.accumulate_rotations(dy, {4}, {nullptr}, device_sum);
   EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "single-rotation sums";
+  // That sum's rotations from its extended form (fused and unfused key switches).
+  Ciphertext host_giant;
+  cpu.accumulate_extended_rotation(host_sum, 4, host_giant);
+  cpu.accumulate_extended_rotation(host_sum, 1, host_giant);
+  CudaCiphertext device_giant = gpu.make_extended();
+  gpu.accumulate_extended_rotation(device_sum, 4, out, device_giant);
+  gpu.accumulate_extended_rotation(device_sum, 1, out, device_giant);
+  EXPECT_TRUE(testing::same_words(gpu.download(device_giant), host_giant)) << "extended rotations";
 }
 
 std::vector<KeySwitchCase> key_switch_cases() {
@@ -296,6 +317,12 @@ TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   CudaCiphertext one_part = gpu.make_extended(1);      // a plaintext buffer cannot hold a sum
   EXPECT_THROW(gpu.accumulate_rotations(a, {1}, {nullptr}, one_part), InvalidArgument);
   EXPECT_THROW(gpu.accumulate_rotations(a, {1}, {nullptr}, foreign), InvalidArgument);
+  CudaCiphertext sum = gpu.make_extended(), rotated = gpu.make_extended(), scratch = gpu.make_ciphertext();
+  gpu.accumulate_rotations(a, {1}, {nullptr}, sum);
+  EXPECT_THROW(gpu.accumulate_extended_rotation(a, 1, scratch, rotated), InvalidArgument);    // Q rows only
+  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 5, scratch, rotated), InvalidArgument);  // no key
+  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, foreign, rotated), InvalidArgument);
+  EXPECT_EQ(rotated.parts, 0u);  // nothing half-done
 }
 
 }  // namespace
