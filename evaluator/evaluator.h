@@ -94,7 +94,7 @@ class Evaluator {
   // switched; its c0 part is permuted over QP as it is, for the final
   // mod_down divides P out of the whole sum. Step 0 adds `extended` itself.
   // `sum`: empty (it starts there) or an extended sum of the same level and
-  // scale.
+  // scale, not `extended` itself.
   void accumulate_extended_rotation(const Ciphertext& extended, int step, Ciphertext& sum) const;
   // Divides an extended sum by P with rounding: a 2-part ciphertext over
   // rows level..L with the sum's scale.

@@ -157,6 +157,9 @@ void Evaluator::check_extended_sum(const Ciphertext& x, const char* op) const {
 // since the final one divides P out of the whole sum.
 void Evaluator::accumulate_extended_rotation(const Ciphertext& extended, int step, Ciphertext& sum) const {
   const char* op = "accumulate_extended_rotation";
+  if (&sum == &extended) {
+    throw InvalidArgument(std::string(op) + ": the sum must not be the rotated term (as on the GPU)");
+  }
   check_extended_sum(extended, op);
   if (!sum.parts.empty()) {
     check_extended_sum(sum, op);

@@ -708,6 +708,10 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
 void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& scratch,
                                                  CudaCiphertext& sum) const {
   const char* op = "accumulate_extended_rotation";
+  if (&sum == &extended || &scratch == &extended || &scratch == &sum) {
+    // The term's kernel reads extended.c0 at permuted positions while it writes the sum.
+    throw InvalidArgument(std::string(op) + ": the sum, the rotated term and the scratch must be distinct buffers");
+  }
   check_extended(extended, op, 2);
   check_extended(sum, op, 2);
   check_output(scratch, op);

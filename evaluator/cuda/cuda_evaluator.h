@@ -129,7 +129,7 @@ class CudaEvaluator {
   // Evaluator::accumulate_extended_rotation with the same words: only its
   // c1 is brought down to Q (into part 1 of `scratch`, a ciphertext buffer
   // of the level) and key-switched; its c0 is permuted over QP as it is.
-  // Step 0 adds `extended` itself.
+  // Step 0 adds `extended` itself. The three buffers must be distinct.
   void accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& scratch,
                                     CudaCiphertext& sum) const;
   // The terms themselves, outs[i] for steps[i], decomposed once (BSGS keeps

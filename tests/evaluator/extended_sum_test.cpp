@@ -169,6 +169,7 @@ TEST_F(ExtendedSum, RefusesWhatIsNotAnExtendedSum) {
   const Ciphertext low = evaluator->rotate_many_extended(evaluator->drop_level(ct, 1), {0}).front();
   const Ciphertext before = sum;
   EXPECT_THROW(evaluator->accumulate_extended_rotation(low, 1, sum), InvalidArgument);  // another level
+  EXPECT_THROW(evaluator->accumulate_extended_rotation(sum, 1, sum), InvalidArgument);  // aliasing
   EXPECT_EQ(sum, before);
 }
 

@@ -322,6 +322,7 @@ TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   EXPECT_THROW(gpu.accumulate_extended_rotation(a, 1, scratch, rotated), InvalidArgument);    // Q rows only
   EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 5, scratch, rotated), InvalidArgument);  // no key
   EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, foreign, rotated), InvalidArgument);
+  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, scratch, sum), InvalidArgument);  // aliasing
   EXPECT_EQ(rotated.parts, 0u);  // nothing half-done
 }
 
