@@ -38,11 +38,13 @@ MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed
 //   a baby and a giant step cost about the same, one key switch each;
 // - lazy-moddown: the power of two minimising (g - 1) + kLazyGiantStepCost
 //   (d/g - 1) (32 at d = 128): a baby step is one key term with no ModUp or
-//   ModDown, a giant step pays ModDown + ModUp + its term.
+//   ModDown, a giant step pays the ModDown of its inner sum's c1 + ModUp +
+//   its term.
 int bsgs_baby_steps(const MatvecConfig& config);
 
 // Cost of a lazy giant step in baby-step terms, fitted to the H200 sweep
-// g = 16 / 32 / 64 at d = 128 (docs/performance.md, session 4): 6.2.
+// g = 16 / 32 / 64 at d = 128 (docs/performance.md, session 4): 6.2; per
+// kernel in session 20, with the giant steps from the extended form, 6.2.
 inline constexpr int kLazyGiantStepCost = 6;
 
 // The rotation steps of each hoisted decomposition over [begin, end):
