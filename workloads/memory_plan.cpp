@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "evaluator/cuda_workspace.h"
+#include "evaluator/packed_rows.h"
 #include "fhe/core/error.h"
 #include "workloads/matvec/matvec_problem.h"
 
@@ -69,11 +70,16 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
   const std::size_t workers = static_cast<std::size_t>(config.workers);
   MemoryPlan plan;
   plan.items.push_back({"keys", key_bytes(preset, steps, device)});
-  // lazy-moddown keeps its diagonals and sums over the QP rows.
+  // lazy-moddown keeps its diagonals and sums over the QP rows; on CUDA the
+  // lazy BSGS's diagonals are packed (evaluator/packed_rows.h).
   const bool lazy = config.policy == DiagonalPolicy::lazy_moddown;
+  const bool bsgs = config.method == MatvecMethod::bsgs;
   const std::size_t extended_part_bytes = preset.qp_rows() * row_bytes;
-  plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * (lazy ? extended_part_bytes
-                                                                                  : q_rows * row_bytes)});
+  const std::size_t diagonal_bytes = !lazy ? q_rows * row_bytes
+                                     : device == DeviceKind::cuda && bsgs
+                                         ? packed_rows(preset.qp_primes(), preset.n()).bytes()
+                                         : extended_part_bytes;
+  plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * diagonal_bytes});
   // Per worker, what CudaMatvec allocates: its evaluator's workspaces, the
   // diagonal chunk's rotations (batch/loop), product, pending, rescaled and
   // sum (bsgs: an inner sum and its rotation), and under lazy-moddown the
@@ -81,7 +87,6 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
   // staged input and the baby steps (lazy: 0..g-1 extended, else 1..g-1).
   // Not counted: each evaluator's key-switching constants, about 1 MB at
   // logN 16.
-  const bool bsgs = config.method == MatvecMethod::bsgs;
   const std::size_t ciphertext = ciphertext_bytes(preset, 0);
   const std::size_t extended = 2 * extended_part_bytes;
   const std::size_t chunk = !bsgs && !lazy ? static_cast<std::size_t>(std::min(config.hoist, config.dim)) : 0;

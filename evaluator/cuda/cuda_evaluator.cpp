@@ -6,6 +6,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include "evaluator/cuda/eval_kernels.h"
 #include "evaluator/cuda/region_key_product.h"
@@ -794,8 +795,23 @@ void CudaEvaluator::launch_rotations(const CudaCiphertext& a, const std::vector<
                                 stream());
 }
 
+namespace {
+
+// What the plaintext-weighted sums need of a plaintext of either storage.
+bool plain_matches(const CudaCiphertext& plain, const CudaCiphertext& first_term) {
+  return plain.parts == 1 && plain.level == first_term.level && plain.max_rows() == first_term.max_rows();
+}
+bool plain_matches(const CudaPackedPlain& plain, const CudaCiphertext& first_term) {
+  return plain.level == first_term.level && plain.layout.rows == first_term.rows();
+}
+const void* plain_words(const CudaCiphertext& plain) { return plain.data(); }
+const void* plain_words(const CudaPackedPlain& plain) { return plain.bytes.data(); }
+
+}  // namespace
+
+template <typename Plain>
 double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> terms,
-                                     std::span<const CudaCiphertext* const> plains, const CudaCiphertext& out,
+                                     std::span<const Plain* const> plains, const CudaCiphertext& out,
                                      const char* op) const {
   if (terms.empty() || terms.size() != plains.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(terms.size()) + " terms and " +
@@ -803,10 +819,10 @@ double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> ter
   }
   const CudaCiphertext& first = *terms.front();
   const double scale = first.scale * plains.front()->scale;
+  constexpr bool packed = std::is_same_v<Plain, CudaPackedPlain>;
   for (std::size_t t = 0; t < terms.size(); ++t) {
-    if (terms[t]->parts != 2 || plains[t]->parts != 1 || terms[t]->level != first.level ||
-        plains[t]->level != first.level || terms[t]->max_rows() != first.max_rows() ||
-        plains[t]->max_rows() != first.max_rows() ||
+    if (terms[t]->parts != 2 || terms[t]->level != first.level || terms[t]->max_rows() != first.max_rows() ||
+        !plain_matches(*plains[t], first) || (packed && first.max_rows() != qp_rows_) ||
         std::fabs(terms[t]->scale * plains[t]->scale - scale) > 1e-9 * scale) {
       throw InvalidArgument(std::string(op) + ": 2-part terms and 1-part plaintexts of one kind, level and "
                             "product scale (" + where(engine_, op, first.level) + ")");
@@ -832,9 +848,43 @@ void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> t
   plain_sums(terms, plains, outs, "multiply_plain_sums");
 }
 
+void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
+                                        std::span<const std::vector<const CudaPackedPlain*>> plains,
+                                        std::span<CudaCiphertext> outs) const {
+  plain_sums(terms, plains, outs, "multiply_plain_sums");
+}
+
+CudaPackedPlain CudaEvaluator::make_packed_extended() const {
+  cuda::DeviceGuard guard(device_);
+  CudaPackedPlain plain;
+  plain.layout = packed_rows(engine_.preset().qp_primes(), n_);
+  plain.bytes = cuda::DeviceBuffer<std::uint8_t>(plain.layout.bytes(), "packed plaintext");
+  return plain;
+}
+
+void CudaEvaluator::upload_packed(const Plaintext& host, CudaPackedPlain& device) const {
+  const std::vector<std::uint64_t> qp = engine_.preset().qp_primes();
+  const auto first = static_cast<std::size_t>(host.level);
+  const ntt::RowRange rows = schedules_.at(host.level).extended_rows;
+  if (host.poly.first_row() != rows.first || host.poly.row_count() != rows.count || !host.poly.ntt_form() ||
+      device.bytes.size() < packed_rows(qp, n_).bytes()) {
+    throw InvalidArgument("upload_packed: an encode_extended plaintext and a make_packed_extended buffer were "
+                          "expected (" + where(engine_, "upload_packed", host.level) + ")");
+  }
+  const PackedRows layout = packed_rows(std::span<const std::uint64_t>(qp).subspan(first), n_);
+  std::vector<std::uint8_t> bytes(layout.bytes());
+  pack_rows(std::span<const std::uint64_t>(host.poly.data(), rows.count * n_), layout, bytes);
+  FHE_CUDA_CHECK(cudaMemcpyAsync(device.bytes.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, stream()));
+  synchronize();  // `bytes` is freed on return
+  device.layout = layout;
+  device.level = host.level;
+  device.scale = host.scale;
+}
+
+template <typename Plain>
 void CudaEvaluator::plain_sums(std::span<const CudaCiphertext* const> terms,
-                               std::span<const std::vector<const CudaCiphertext*>> plains,
-                               std::span<CudaCiphertext> outs, const char* op) const {
+                               std::span<const std::vector<const Plain*>> plains, std::span<CudaCiphertext> outs,
+                               const char* op) const {
   if (outs.empty() || outs.size() != plains.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs and " +
                           std::to_string(plains.size()) + " plaintext lists (one per output, at least one)");
@@ -842,8 +892,10 @@ void CudaEvaluator::plain_sums(std::span<const CudaCiphertext* const> terms,
   // Every output checked before any changes; a later launch still reads
   // the operands, so no output may be one of them (any output's plaintext).
   std::vector<double> scales;
-  for (std::size_t j = 0; j < outs.size(); ++j) scales.push_back(check_plain_sum(terms, plains[j], outs[j], op));
-  auto is_output = [&](const CudaCiphertext* x) {
+  for (std::size_t j = 0; j < outs.size(); ++j) {
+    scales.push_back(check_plain_sum<Plain>(terms, plains[j], outs[j], op));
+  }
+  auto is_output = [&](const void* x) {
     return std::any_of(outs.begin(), outs.end(), [x](const CudaCiphertext& out) { return &out == x; });
   };
   bool aliased = std::any_of(terms.begin(), terms.end(), is_output);
@@ -865,10 +917,16 @@ void CudaEvaluator::plain_sums(std::span<const CudaCiphertext* const> terms,
       cuda::ProductSums sums;
       sums.term_count = static_cast<int>(term_count);
       sums.output_count = static_cast<int>(out_count);
+      if constexpr (std::is_same_v<Plain, CudaPackedPlain>) {
+        sums.packed = true;
+        sums.plain_layout = plains.front().front()->layout;
+      }
       for (std::size_t t = 0; t < term_count; ++t) sums.terms[t] = terms[first_term + t]->data();
       for (std::size_t j = 0; j < out_count; ++j) {
         sums.outs[j] = outs[first_out + j].data();
-        for (std::size_t t = 0; t < term_count; ++t) sums.plains[j][t] = plains[first_out + j][first_term + t]->data();
+        for (std::size_t t = 0; t < term_count; ++t) {
+          sums.plains[j][t] = plain_words(*plains[first_out + j][first_term + t]);
+        }
       }
       cuda::launch_products_sums(sums, first_term > 0, static_cast<std::size_t>(level), rows, log_n_,
                                  moduli_.data(), stream());

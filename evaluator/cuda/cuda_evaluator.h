@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "evaluator/cuda/cuda_ciphertext.h"
+#include "evaluator/cuda/cuda_packed_plain.h"
 #include "evaluator/cuda/device_keys.h"
 #include "evaluator/cuda/level_constants.h"
 #include "evaluator/key_switch_schedule.h"
@@ -149,6 +150,16 @@ class CudaEvaluator {
   void multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
                            std::span<const std::vector<const CudaCiphertext*>> plains,
                            std::span<CudaCiphertext> outs) const;
+  // The same with packed extended plaintexts (evaluator/packed_rows.h) and
+  // extended terms: the same words from fewer plaintext bytes.
+  void multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
+                           std::span<const std::vector<const CudaPackedPlain*>> plains,
+                           std::span<CudaCiphertext> outs) const;
+  // A level-0 buffer for packed extended plaintexts, and `host` (from
+  // CkksEngine::encode_extended) packed into it (synchronises: a setup
+  // step, not an operation).
+  CudaPackedPlain make_packed_extended() const;
+  void upload_packed(const Plaintext& host, CudaPackedPlain& device) const;
   // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
   void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
 
@@ -164,13 +175,14 @@ class CudaEvaluator {
   // An extended buffer (make_extended) with room for `parts` parts at level 0.
   void check_extended(const CudaCiphertext& x, const char* op, std::size_t parts = 1) const;
   // The operands and output of one plaintext-weighted sum; returns its scale.
-  double check_plain_sum(std::span<const CudaCiphertext* const> terms,
-                         std::span<const CudaCiphertext* const> plains, const CudaCiphertext& out,
-                         const char* op) const;
+  // Plain: CudaCiphertext or CudaPackedPlain.
+  template <typename Plain>
+  double check_plain_sum(std::span<const CudaCiphertext* const> terms, std::span<const Plain* const> plains,
+                         const CudaCiphertext& out, const char* op) const;
   // multiply_plain_sums, its errors naming `op`.
-  void plain_sums(std::span<const CudaCiphertext* const> terms,
-                  std::span<const std::vector<const CudaCiphertext*>> plains, std::span<CudaCiphertext> outs,
-                  const char* op) const;
+  template <typename Plain>
+  void plain_sums(std::span<const CudaCiphertext* const> terms, std::span<const std::vector<const Plain*>> plains,
+                  std::span<CudaCiphertext> outs, const char* op) const;
   // Galois keys of `elements` (null for element 1), all looked up before any
   // work; decomposes `a` when one is needed (apply_galois and the extended
   // sums), one pass short (region set) for a single rotation when

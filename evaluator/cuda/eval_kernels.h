@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "evaluator/cuda/device_conversion.h"
+#include "evaluator/packed_rows.h"
 #include "evaluator/switch_key_layout.h"
 
 namespace fhe::cuda {
@@ -119,9 +120,12 @@ inline constexpr int kMaxProductTerms = 16;   // terms per launch
 inline constexpr int kMaxProductOutputs = 8;  // outputs per launch
 struct ProductSums {
   const std::uint64_t* terms[kMaxProductTerms] = {};
-  const std::uint64_t* plains[kMaxProductOutputs][kMaxProductTerms] = {};  // [output][term]
+  // [output][term]: 64-bit words, or with `packed` bytes in plain_layout.
+  const void* plains[kMaxProductOutputs][kMaxProductTerms] = {};
   std::uint64_t* outs[kMaxProductOutputs] = {};
   int term_count = 0, output_count = 0;
+  bool packed = false;
+  PackedRows plain_layout;  // of every plaintext, when packed
 };
 void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t first_row, std::size_t rows,
                           int log_n, const DeviceModulus* moduli, cudaStream_t stream);

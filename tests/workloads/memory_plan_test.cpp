@@ -130,6 +130,25 @@ TEST(MemoryPlan, LazyBsgsCountsOnePassOfInnerSumsPerWorker) {
             4 * 2 * preset.qp_rows() * preset.n() * 8);
 }
 
+// On CUDA the lazy BSGS's diagonals are packed: 6 bytes a word on the
+// leading rows of primes below 2^48 (34 of the 39 at the default preset),
+// 8 on the others; the CPU and the lazy diagonal method keep 8 everywhere.
+TEST(MemoryPlan, LazyBsgsOnCudaCountsPackedDiagonals) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const std::vector<std::uint64_t> qp = preset.qp_primes();
+  std::size_t narrow = 0;
+  while (narrow < qp.size() && qp[narrow] < (std::uint64_t{1} << 48)) ++narrow;
+  ASSERT_EQ(narrow, 34u);
+  const MatvecConfig bsgs{.dim = 128, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::lazy_moddown};
+  const MatvecConfig diagonal{.dim = 128, .method = MatvecMethod::diagonal, .policy = DiagonalPolicy::lazy_moddown};
+  const std::size_t words = 128 * preset.n();
+  EXPECT_EQ(plan_matvec_memory(preset, bsgs, fhe::DeviceKind::cuda).bytes_of("diagonals"),
+            words * (narrow * 6 + (qp.size() - narrow) * 8));
+  EXPECT_EQ(plan_matvec_memory(preset, bsgs, fhe::DeviceKind::cpu).bytes_of("diagonals"), words * qp.size() * 8);
+  EXPECT_EQ(plan_matvec_memory(preset, diagonal, fhe::DeviceKind::cuda).bytes_of("diagonals"),
+            words * qp.size() * 8);
+}
+
 TEST(MemoryPlan, SmallerDimensionSuggestionKeepsTheBabyStepsValid) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   const MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .hoist = 1, .baby_steps = 128};

@@ -192,11 +192,18 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   for (int s = 0; s < config_.dim; ++s) {
     if (!share_uses_diagonal(config_, share_, s)) {
       diagonals_.emplace_back();  // another rank's: never read here
+      if (lazy && bsgs) packed_diagonals_.emplace_back();
       continue;
     }
     // BSGS folds the giant step into the diagonal, as on the CPU.
     const int pre_rotation = bsgs ? (s / g) * g : 0;
     const std::vector<double> slots = problem_.diagonal_slots(s, pre_rotation);
+    if (lazy && bsgs) {  // read only by the inner sums, which stream them: packed
+      diagonals_.emplace_back();  // indices stay those of the diagonals
+      packed_diagonals_.push_back(main.make_packed_extended());
+      main.upload_packed(engine_.encode_extended(slots), packed_diagonals_.back());
+      continue;
+    }
     if (lazy) {
       diagonals_.push_back(main.make_extended(1));
       main.upload(engine_.encode_extended(slots), diagonals_.back());
@@ -352,8 +359,8 @@ void CudaMatvec::enqueue_bsgs_lazy() {
   std::vector<const CudaCiphertext*> baby;
   for (const CudaCiphertext& term : baby_) baby.push_back(&term);
   auto giant_diagonals = [&](int j) {
-    std::vector<const CudaCiphertext*> diagonals;
-    for (int i = 0; i < g; ++i) diagonals.push_back(&diagonals_[static_cast<std::size_t>(j * g + i)]);
+    std::vector<const CudaPackedPlain*> diagonals;
+    for (int i = 0; i < g; ++i) diagonals.push_back(&packed_diagonals_[static_cast<std::size_t>(j * g + i)]);
     return diagonals;
   };
   // Per giant step (across workers): the inner sum over QP, rotated from
@@ -370,7 +377,7 @@ void CudaMatvec::enqueue_bsgs_lazy() {
     const int pass = static_cast<int>(worker.inner_sums.size());
     for (int first = begin; first < end; first += pass) {
       const int count = std::min(pass, end - first);
-      std::vector<std::vector<const CudaCiphertext*>> diagonals;
+      std::vector<std::vector<const CudaPackedPlain*>> diagonals;
       for (int j = first; j < first + count; ++j) diagonals.push_back(giant_diagonals(j));
       std::span<CudaCiphertext> inner_sums(worker.inner_sums.data(), static_cast<std::size_t>(count));
       ev.multiply_plain_sums(baby, diagonals, inner_sums);

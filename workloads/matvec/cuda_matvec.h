@@ -115,6 +115,7 @@ class CudaMatvec {
   MemoryPlan plan_;
   std::vector<std::unique_ptr<Worker>> workers_;  // worker 0 owns the keys and the main stream
   std::vector<CudaCiphertext> diagonals_;         // 1 part each, level 0; only the share's are allocated
+  std::vector<CudaPackedPlain> packed_diagonals_;  // lazy-moddown bsgs: the diagonals packed, not diagonals_
   CudaCiphertext input_;                          // the fixed staging buffer
   std::vector<CudaCiphertext> baby_;              // bsgs: rotations 1..g-1 of the input
                                                   // (lazy-moddown: 0..g-1, extended)

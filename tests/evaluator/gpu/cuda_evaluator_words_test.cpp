@@ -148,6 +148,18 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     CudaCiphertext device_products = gpu.make_extended();
     gpu.multiply_plain_sum(term_list, plain_list, device_products);
     EXPECT_TRUE(testing::same_words(gpu.download(device_products), host_products)) << "multiply_plain_sum";
+    // The same sum from packed plaintexts (the lazy BSGS's diagonals).
+    std::vector<CudaPackedPlain> packed;
+    std::vector<const CudaPackedPlain*> packed_list;
+    for (std::size_t i = 0; i < baby.size(); ++i) {
+      packed.push_back(gpu.make_packed_extended());
+      gpu.upload_packed(plains[i], packed.back());
+    }
+    for (const CudaPackedPlain& plain : packed) packed_list.push_back(&plain);
+    CudaCiphertext device_packed_products = gpu.make_extended();
+    gpu.multiply_plain_sums(term_list, std::span<const std::vector<const CudaPackedPlain*>>(&packed_list, 1),
+                            std::span<CudaCiphertext>(&device_packed_products, 1));
+    EXPECT_TRUE(testing::same_words(gpu.download(device_packed_products), host_products)) << "packed plaintexts";
     // BSGS giant steps from the extended form: the inner sum rotated (only
     // its c1 brought down for the key switch), step 0, another step.
     Ciphertext host_giant;
@@ -194,6 +206,14 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     gpu.accumulate_rotations(lx, {2, 0}, {&d3, &d3}, sum3);
     gpu.mod_down(sum3, out);
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host3))) << "level 3 extended sum";
+    CudaPackedPlain packed3 = gpu.make_packed_extended();
+    gpu.upload_packed(p3, packed3);
+    const std::vector<const CudaPackedPlain*> packed3_list = {&packed3};
+    const std::vector<const CudaCiphertext*> sum3_list = {&sum3};
+    CudaCiphertext product3 = gpu.make_extended();
+    gpu.multiply_plain_sums(sum3_list, std::span<const std::vector<const CudaPackedPlain*>>(&packed3_list, 1),
+                            std::span<CudaCiphertext>(&product3, 1));
+    EXPECT_TRUE(testing::same_words(gpu.download(product3), cpu.multiply_plain(host3, p3))) << "level 3 packed";
     Ciphertext host_giant3;
     cpu.accumulate_extended_rotation(host3, -3, host_giant3);
     CudaCiphertext giant3 = gpu.make_extended();
