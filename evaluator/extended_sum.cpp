@@ -169,33 +169,30 @@ void Evaluator::accumulate_extended_rotation(const Ciphertext& extended, int ste
     }
   }
   const std::uint64_t element = engine_.galois_elements_for_steps({step}).front();
-  if (element == 1) {
-    if (sum.parts.empty()) {
-      sum = extended;
-    } else {
-      add_inplace(sum.parts[0], extended.parts[0], engine_.rns_basis());
-      add_inplace(sum.parts[1], extended.parts[1], engine_.rns_basis());
-    }
+  // Every key looked up before `sum` changes (a missing one leaves it as it was).
+  const KeySwitchKey* key = element == 1 ? nullptr : &engine_.galois_key(element);
+  const KeySwitchSchedule& schedule = schedules_.at(extended.level);
+  const ntt::RowRange ext = schedule.extended_rows;
+  const std::size_t n = extended.parts[0].n();
+  if (sum.parts.empty()) {  // zero: adding to it changes no word
+    sum = Ciphertext{{RnsPoly(ext.first, ext.count, n, true), RnsPoly(ext.first, ext.count, n, true)}, extended.level,
+                     extended.scale};
+  }
+  const RnsBasis& basis = engine_.rns_basis();
+  if (!key) {
+    add_inplace(sum.parts[0], extended.parts[0], basis);
+    add_inplace(sum.parts[1], extended.parts[1], basis);
     return;
   }
-  const KeySwitchKey& key = engine_.galois_key(element);
   const std::vector<std::uint32_t>& table = engine_.galois_permutation(element);
-  const KeySwitchSchedule& schedule = schedules_.at(extended.level);
-  RnsPoly c1;
+  RnsPoly c1, term0(ext.first, ext.count, n, true), term1(ext.first, ext.count, n, true), permuted;
   switcher_.mod_down(schedule, extended.parts[1].data(), c1);
   switcher_.extend(schedule, c1);
-  const std::size_t n = c1.n();
-  const ntt::RowRange ext = schedule.extended_rows;
-  RnsPoly term0(ext.first, ext.count, n, true), term1(ext.first, ext.count, n, true), permuted;
-  switcher_.inner_product(schedule, key, &table, term0.data(), term1.data());
+  switcher_.inner_product(schedule, *key, &table, term0.data(), term1.data());
   apply_galois_ntt(extended.parts[0], table, permuted);
-  add_inplace(term0, permuted, engine_.rns_basis());
-  if (sum.parts.empty()) {
-    sum = Ciphertext{{std::move(term0), std::move(term1)}, extended.level, extended.scale};
-    return;
-  }
-  add_inplace(sum.parts[0], term0, engine_.rns_basis());
-  add_inplace(sum.parts[1], term1, engine_.rns_basis());
+  add_inplace(term0, permuted, basis);
+  add_inplace(sum.parts[0], term0, basis);
+  add_inplace(sum.parts[1], term1, basis);
 }
 
 Ciphertext Evaluator::mod_down(const Ciphertext& extended_sum) const {
