@@ -733,17 +733,10 @@ void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended,
     return;
   }
   galois_key(element);  // a missing key fails before any work
-  // c1 down to Q: its P rows copied out first (mod_down_parts transforms
-  // them in place), so `extended` stays intact.
-  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
-  std::uint64_t* p_rows = accumulators_.data();
-  FHE_CUDA_CHECK(cudaMemcpyAsync(p_rows, extended.part(1) + rows * n_, p_rows_ * n_ * 8, cudaMemcpyDeviceToDevice,
-                                 stream()));
   scratch.parts = 2;
   scratch.level = level;
   scratch.scale = extended.scale;
-  const ModDownPart part{extended.part(1), scratch.part(1), nullptr};
-  mod_down_parts(level, std::span<const ModDownPart>(&part, 1), p_rows);
+  mod_down_copied(extended, 1, 1, scratch);  // c1 only
   const PreparedRotations prepared = prepare_rotations(scratch, {element}, true);
   // The key switch of c1 with extended.c0 as the term's c0 on every row,
   // times 1 instead of P.
@@ -938,20 +931,26 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
   check_extended(extended_sum, "mod_down");
   check_output(out, "mod_down");
   if (extended_sum.parts != 2) throw InvalidArgument("mod_down: a 2-part extended sum was expected");
-  const int level = extended_sum.level;
-  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
-  // The P rows are transformed in place, so they are copied out (both parts
-  // back to back, as mod_down_parts wants them) and the sum stays intact.
-  std::uint64_t* p_rows = accumulators_.data();
-  const std::size_t part_pitch = (extended_sum.part(1) - extended_sum.part(0)) * 8;
-  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * n_ * 8, extended_sum.part(0) + rows * n_, part_pitch,
-                                   p_rows_ * n_ * 8, 2, cudaMemcpyDeviceToDevice, stream()));
   out.parts = 2;
-  out.level = level;
+  out.level = extended_sum.level;
   out.scale = extended_sum.scale;
-  const ModDownPart parts[2] = {{extended_sum.part(0), out.part(0), nullptr},
-                                {extended_sum.part(1), out.part(1), nullptr}};
-  mod_down_parts(level, parts, p_rows);
+  mod_down_copied(extended_sum, 0, 2, out);
+}
+
+void CudaEvaluator::mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,
+                                    CudaCiphertext& out) const {
+  const int level = extended.level;
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
+  // The parts' P rows back to back, as mod_down_parts wants them.
+  std::uint64_t* p_rows = accumulators_.data();
+  const std::size_t part_pitch = (extended.part(1) - extended.part(0)) * 8;
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * n_ * 8, extended.part(first_part) + rows * n_, part_pitch,
+                                   p_rows_ * n_ * 8, count, cudaMemcpyDeviceToDevice, stream()));
+  ModDownPart parts[2];
+  for (std::size_t i = 0; i < count; ++i) {
+    parts[i] = {extended.part(first_part + i), out.part(first_part + i), nullptr};
+  }
+  mod_down_parts(level, std::span<const ModDownPart>(parts, count), p_rows);
 }
 
 }  // namespace fhe

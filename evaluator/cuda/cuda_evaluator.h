@@ -212,6 +212,11 @@ class CudaEvaluator {
   // ModDown of up to 2 x kHoistedRotationsPerLaunch parts whose P rows lie
   // back to back in `p_rows` (part i's at i x P rows; transformed in place).
   void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
+  // Parts [first_part, first_part + count) (count <= 2) of an extended ciphertext down to
+  // Q, into the same parts of `out`; `extended` stays intact (its P rows are
+  // copied out before mod_down_parts transforms them).
+  void mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,
+                       CudaCiphertext& out) const;
   // RnsScaleDown's last steps (ModDown and rescale): `converted` (count
   // blocks of the kept rows, coefficient form) to NTT form and the finish
   // of each item, fused where the plan ends in the shared-memory region.
