@@ -8,6 +8,8 @@
 // takes the engine's next encryption index. sum16_lazy_moddown is the
 // matvec's lazy-moddown building block: 16 rotations (steps 0..15) times
 // QP-encoded plaintexts summed by accumulate_rotations, then one mod_down.
+// mod_down_rescale and mod_down_then_rescale finish such a sum (prepared
+// once) in one division by P q_0 or in the two steps it replaces.
 // Run with --benchmark_repetitions and read the median.
 #include <benchmark/benchmark.h>
 
@@ -32,7 +34,7 @@ struct State {
   std::unique_ptr<fhe::CkksEngine> engine;
   std::unique_ptr<fhe::CudaEvaluator> gpu;
   std::unique_ptr<fhe::CudaEncryptor> encryptor;
-  fhe::CudaCiphertext a, b, out, plain, message, extended_sum;
+  fhe::CudaCiphertext a, b, out, plain, message, extended_sum, prepared_sum, moved_down;
   std::vector<fhe::CudaCiphertext> outs, extended_plains;
   std::vector<int> summed_steps;
   std::vector<const fhe::CudaCiphertext*> summed_plains;
@@ -55,7 +57,8 @@ State& state_for(const std::string& backend) {
     std::vector<std::complex<double>> values(state->engine->slot_count());
     for (auto& v : values) v = {static_cast<double>(rng() % 1000) / 1000.0, 0.5};
     state->encryptor = std::make_unique<fhe::CudaEncryptor>(*state->engine, *state->gpu);
-    for (fhe::CudaCiphertext* c : {&state->a, &state->b, &state->out, &state->plain, &state->message}) {
+    for (fhe::CudaCiphertext* c : {&state->a, &state->b, &state->out, &state->plain, &state->message,
+                                   &state->moved_down}) {
       *c = state->gpu->make_ciphertext();
     }
     state->gpu->upload(state->engine->encode(values), state->message);
@@ -71,13 +74,26 @@ State& state_for(const std::string& backend) {
     state->extended_sum = state->gpu->make_extended();
     state->gpu->upload(state->engine->encrypt_message(values), state->a);
     state->gpu->upload(state->engine->encrypt_message(values), state->b);
+    state->prepared_sum = state->gpu->make_extended();
+    state->gpu->accumulate_rotations(state->a, state->summed_steps, state->summed_plains, state->prepared_sum);
     state->gpu->synchronize();
     current = backend;
   }
   return *state;
 }
 
-enum class Op { multiply_relinearize, rotate, rescale, rotate_many, sum_lazy, decrypt, encrypt, encrypt_symmetric };
+enum class Op {
+  multiply_relinearize,
+  rotate,
+  rescale,
+  rotate_many,
+  sum_lazy,
+  mod_down_rescale,
+  mod_down_then_rescale,
+  decrypt,
+  encrypt,
+  encrypt_symmetric
+};
 
 void enqueue(State& s, Op op) {
   switch (op) {
@@ -89,6 +105,11 @@ void enqueue(State& s, Op op) {
       s.extended_sum.parts = 0;
       s.gpu->accumulate_rotations(s.a, s.summed_steps, s.summed_plains, s.extended_sum);
       s.gpu->mod_down(s.extended_sum, s.out);
+      break;
+    case Op::mod_down_rescale: s.gpu->mod_down_rescale(s.prepared_sum, s.out); break;
+    case Op::mod_down_then_rescale:
+      s.gpu->mod_down(s.prepared_sum, s.moved_down);
+      s.gpu->rescale(s.moved_down, s.out);
       break;
     case Op::decrypt: s.gpu->decrypt(s.a, s.plain); break;
     case Op::encrypt: s.encryptor->encrypt(s.message, s.out); break;
@@ -120,6 +141,8 @@ int register_all() {
                                             {"rescale", Op::rescale},
                                             {"rotate_many_by_steps4", Op::rotate_many},
                                             {"sum16_lazy_moddown", Op::sum_lazy},
+                                            {"mod_down_rescale", Op::mod_down_rescale},
+                                            {"mod_down_then_rescale", Op::mod_down_then_rescale},
                                             {"decrypt_device", Op::decrypt},
                                             {"encrypt_device", Op::encrypt},
                                             {"encrypt_symmetric_device", Op::encrypt_symmetric}};

@@ -48,6 +48,7 @@ Evaluator::Evaluator(const CkksEngine& engine)
     : engine_(engine),
       schedules_(engine.preset()),
       rescale_schedules_(static_cast<std::size_t>(engine.preset().levels)),
+      mod_down_rescale_schedules_(static_cast<std::size_t>(engine.preset().levels)),
       switcher_(engine.rns_basis(), engine.ntt_plan()) {}
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
@@ -136,14 +137,10 @@ Ciphertext Evaluator::multiply_relinearize(const Ciphertext& a, const Ciphertext
   return relinearize(multiply(a, b));
 }
 
-const RnsScaleDown& Evaluator::rescale_schedule(int level) const {
-  auto& slot = rescale_schedules_[static_cast<std::size_t>(level)];
-  if (!slot) {
-    const Preset& preset = engine_.preset();
-    const auto first = static_cast<std::size_t>(level);
-    slot = std::make_unique<RnsScaleDown>(
-        make_rns_scale_down(preset, {first, 1}, {first + 1, preset.q_primes.size() - first - 1}));
-  }
+const RnsScaleDown& Evaluator::scale_down_schedule(ScaleDownSlots& slots, int level,
+                                                   RnsScaleDown (*make)(const Preset&, int)) const {
+  auto& slot = slots[static_cast<std::size_t>(level)];
+  if (!slot) slot = std::make_unique<RnsScaleDown>(make(engine_.preset(), level));
   return *slot;
 }
 
@@ -155,7 +152,7 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
                           " of preset " + preset.name + " (only the base prime is left; scale " +
                           scale_text(a.scale) + ")");
   }
-  const RnsScaleDown& schedule = rescale_schedule(a.level);
+  const RnsScaleDown& schedule = scale_down_schedule(rescale_schedules_, a.level, make_rescale);
   const auto dropped_id = static_cast<std::size_t>(a.level);
   Ciphertext out{{}, a.level + 1, a.scale / static_cast<double>(preset.q_primes[dropped_id])};
   for (const RnsPoly& part : a.parts) {

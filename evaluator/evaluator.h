@@ -99,6 +99,13 @@ class Evaluator {
   // Divides an extended sum by P with rounding: a 2-part ciphertext over
   // rows level..L with the sum's scale.
   Ciphertext mod_down(const Ciphertext& extended_sum) const;
+  // rescale(mod_down(extended_sum)) in one division by P q_level: one
+  // conversion and one forward transform instead of two of each. The words
+  // differ from the two steps': each coefficient is within (P rows + 1) / 2
+  // of the exact quotient instead of within 1, both far below the noise.
+  // A 2-part ciphertext at level + 1 with the scale divided by q_level;
+  // throws InvalidArgument at the last level.
+  Ciphertext mod_down_rescale(const Ciphertext& extended_sum) const;
 
   // The schedule of `level` (built once, cached).
   const KeySwitchSchedule& key_switch_schedule(int level) const { return schedules_.at(level); }
@@ -112,7 +119,9 @@ class Evaluator {
                                       PlainCombine combine) const;
   std::vector<Ciphertext> apply_galois(const Ciphertext& a,
                                        const std::vector<std::uint64_t>& galois_elements) const;
-  const RnsScaleDown& rescale_schedule(int level) const;
+  using ScaleDownSlots = std::vector<std::unique_ptr<RnsScaleDown>>;  // by level, built on first use
+  const RnsScaleDown& scale_down_schedule(ScaleDownSlots& slots, int level,
+                                          RnsScaleDown (*make)(const Preset&, int)) const;
   void check_extended_sum(const Ciphertext& x, const char* op) const;
   struct RotationKey {
     const KeySwitchKey* key;                     // null for step 0
@@ -125,7 +134,7 @@ class Evaluator {
 
   const CkksEngine& engine_;
   KeySwitchScheduleCache schedules_;
-  mutable std::vector<std::unique_ptr<RnsScaleDown>> rescale_schedules_;
+  mutable ScaleDownSlots rescale_schedules_, mod_down_rescale_schedules_;
   mutable KeySwitcher switcher_;
   mutable std::vector<std::uint64_t> rescale_scratch_;
 };

@@ -1,5 +1,6 @@
-// Evaluator::accumulate_rotations and mod_down: plaintext x rotation sums
-// kept over the extended basis QP so that they share one ModDown.
+// Evaluator::accumulate_rotations, mod_down and mod_down_rescale: plaintext
+// x rotation sums kept over the extended basis QP so that they share one
+// ModDown.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -201,6 +202,30 @@ Ciphertext Evaluator::mod_down(const Ciphertext& extended_sum) const {
   Ciphertext out{{RnsPoly(), RnsPoly()}, extended_sum.level, extended_sum.scale};
   switcher_.mod_down(schedule, extended_sum.parts[0].data(), extended_sum.parts[1].data(), out.parts[0],
                      out.parts[1]);
+  return out;
+}
+
+Ciphertext Evaluator::mod_down_rescale(const Ciphertext& extended_sum) const {
+  check_extended_sum(extended_sum, "mod_down_rescale");
+  const Preset& preset = engine_.preset();
+  const int level = extended_sum.level;
+  if (level >= preset.levels) {
+    throw InvalidArgument("mod_down_rescale: the extended sum is at the last level " + std::to_string(level) +
+                          " of preset " + preset.name + " (only the base prime is left)");
+  }
+  const RnsScaleDown& schedule = scale_down_schedule(mod_down_rescale_schedules_, level, make_mod_down_rescale);
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t n = extended_sum.parts[0].n(), p_rows = preset.p_primes.size();
+  Ciphertext out{{}, level + 1, extended_sum.scale / static_cast<double>(preset.q_primes[first])};
+  std::vector<std::uint64_t> dropped((p_rows + 1) * n);
+  for (const RnsPoly& part : extended_sum.parts) {
+    // The dropped rows in the schedule's order: the P rows, then row `level`.
+    std::copy_n(part.row(preset.q_primes.size()), p_rows * n, dropped.begin());
+    std::copy_n(part.row(first), n, dropped.begin() + p_rows * n);
+    RnsPoly scaled(schedule.kept_rows.first, schedule.kept_rows.count, n, true);
+    schedule.apply(engine_.ntt_plan(), part.row(first + 1), dropped.data(), scaled.data(), rescale_scratch_);
+    out.parts.push_back(std::move(scaled));
+  }
   return out;
 }
 

@@ -53,7 +53,7 @@ KeySwitchSchedule make_key_switch_schedule(const Preset& preset, int level) {
         std::move(offsets));
     s.digits.push_back(std::move(digit));
   }
-  s.mod_down = make_rns_scale_down(preset, s.p_rows, s.active_q_rows);
+  s.mod_down = make_rns_scale_down(preset, {s.p_rows}, s.active_q_rows);
   for (std::size_t id = first; id < first + q_rows; ++id) {
     std::uint64_t p_mod = 1;
     for (std::uint64_t p : preset.p_primes) p_mod = mul_mod_exact(p_mod, p % primes[id], primes[id]);

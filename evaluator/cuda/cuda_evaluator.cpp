@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -52,14 +53,7 @@ CudaMemoryEstimate CudaEvaluator::estimate_memory(const CkksEngine& engine) {
   e.workspace_bytes = cuda_workspace_words(preset).total() * 8;
   e.constant_bytes = preset.qp_primes().size() * sizeof(Modulus<std::uint64_t>);
   for (int level = 0; level <= preset.levels; ++level) {
-    const KeySwitchSchedule schedule = make_key_switch_schedule(preset, level);
-    std::unique_ptr<RnsScaleDown> rescale;
-    if (level < preset.levels) {
-      const auto first = static_cast<std::size_t>(level);
-      rescale = std::make_unique<RnsScaleDown>(
-          make_rns_scale_down(preset, {first, 1}, {first + 1, preset.q_primes.size() - first - 1}));
-    }
-    e.constant_bytes += cuda::level_constants_bytes(schedule, rescale.get());
+    e.constant_bytes += cuda::level_constants_bytes(preset, make_key_switch_schedule(preset, level));
   }
   return e;
 }
@@ -102,13 +96,7 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
   keys_ = options.shared_keys ? std::move(options.shared_keys)
                               : std::make_shared<const cuda::DeviceKeys>(cuda::upload_keys(engine));
   for (int level = 0; level <= preset.levels; ++level) {
-    std::unique_ptr<RnsScaleDown> rescale;
-    if (level < preset.levels) {
-      const auto first = static_cast<std::size_t>(level);
-      rescale = std::make_unique<RnsScaleDown>(
-          make_rns_scale_down(preset, {first, 1}, {first + 1, q_rows_ - first - 1}));
-    }
-    levels_.push_back(cuda::upload_level_constants(schedules_.at(level), rescale.get()));
+    levels_.push_back(cuda::upload_level_constants(preset, schedules_.at(level)));
   }
   // Level 0's schedule covers every Q row, so its [P]_(q) serve all levels by row id.
   const KeySwitchSchedule& top = schedules_.at(0);
@@ -935,6 +923,50 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
   out.level = extended_sum.level;
   out.scale = extended_sum.scale;
   mod_down_copied(extended_sum, 0, 2, out);
+}
+
+void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
+  const char* op = "mod_down_rescale";
+  check_extended(extended_sum, op);
+  check_output(out, op);
+  if (extended_sum.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");
+  const Preset& preset = engine_.preset();
+  const int level = extended_sum.level;
+  if (level >= preset.levels) {
+    throw InvalidArgument(std::string(op) + ": the extended sum is at the last level " + std::to_string(level) +
+                          " of preset " + preset.name + " (only the base prime is left)");
+  }
+  const cuda::LevelConstants& c = level_constants(level);
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t kept = q_rows_ - first - 1, sources = p_rows_ + 1;
+  const std::size_t part_pitch = extended_sum.part_words() * 8, row = n_ * 8;
+  // In accumulators_: both parts' P rows, both parts' row `level` (each set
+  // back to back, so one inverse call transforms it), then per part the
+  // conversion's sources in the schedule's order (P rows, row `level`).
+  if ((4 * p_rows_ + 4) * n_ > accumulators_.size()) throw std::logic_error("mod_down_rescale: workspace too small");
+  std::uint64_t* p_rows = accumulators_.data();
+  std::uint64_t* level_rows = p_rows + 2 * p_rows_ * n_;
+  std::uint64_t* source = level_rows + 2 * n_;
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * row, extended_sum.part(0) + (kept + 1) * n_, part_pitch,
+                                   p_rows_ * row, 2, cudaMemcpyDeviceToDevice, stream()));
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(level_rows, row, extended_sum.part(0), part_pitch, row, 2,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, 2, {stream()});
+  plan_.inverse_batch(level_rows, {first, 1}, 2, {stream()});
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(source, sources * row, p_rows, p_rows_ * row, p_rows_ * row, 2,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(source + p_rows_ * n_, sources * row, level_rows, row, row, 2,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  out.parts = 2;
+  out.level = level + 1;
+  out.scale = extended_sum.scale / static_cast<double>(preset.q_primes[first]);
+  std::uint64_t* conv = converted_.data();
+  cuda::launch_conversion(c.mod_down_rescale.conversion, source, sources * n_, conv, kept * n_, 2, log_n_, stream());
+  cuda::ScaleDownItem items[2];
+  for (std::size_t p = 0; p < 2; ++p) {
+    items[p] = {extended_sum.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr};
+  }
+  finish_scale_down(c.mod_down_rescale, conv, {first + 1, kept}, items, 2);
 }
 
 void CudaEvaluator::mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,

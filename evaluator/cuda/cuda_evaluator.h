@@ -162,6 +162,9 @@ class CudaEvaluator {
   void upload_packed(const Plaintext& host, CudaPackedPlain& device) const;
   // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
   void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
+  // Evaluator::mod_down_rescale with the same words: the sum / (P q_level),
+  // rounded, into `out` at level + 1; the sum is kept.
+  void mod_down_rescale(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
 
   // m = c0 + c1 s (+ c2 s^2) into a one-part `plain` (enqueued), or
   // downloaded as a host Plaintext for engine.decode (synchronises).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -139,8 +140,23 @@ struct Layout {
   std::size_t own_row_starts = 0;
   ScaleDownOffsets mod_down{};
   ScaleDownOffsets rescale{};
+  ScaleDownOffsets mod_down_rescale{};
   std::size_t rescale_lift = 0;
 };
+
+// A level's rescales (none at the last level).
+struct Rescales {
+  std::optional<RnsScaleDown> rescale, mod_down_rescale;
+};
+
+Rescales make_rescales(const Preset& preset, int level) {
+  Rescales r;
+  if (level < preset.levels) {
+    r.rescale = make_rescale(preset, level);
+    r.mod_down_rescale = make_mod_down_rescale(preset, level);
+  }
+  return r;
+}
 
 // Where each digit's own rows start among the extended rows, and where the
 // last ends: the digits cover the active Q rows in order, without gaps.
@@ -159,7 +175,7 @@ std::vector<std::uint32_t> own_row_starts(const KeySwitchSchedule& schedule) {
   return starts;
 }
 
-Layout lay_out(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
+Layout lay_out(const KeySwitchSchedule& schedule, const Rescales& rescales) {
   Layout layout;
   for (const KeySwitchDigit& digit : schedule.digits) layout.digits.push_back(add_conversion(layout.blob, digit.mod_up));
   // Placeholder array of DeviceConversion, filled once the device base is known.
@@ -167,9 +183,10 @@ Layout lay_out(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
       layout.blob.add(std::vector<DeviceConversion>(schedule.digits.size()));
   layout.own_row_starts = layout.blob.add(own_row_starts(schedule));
   layout.mod_down = add_scale_down(layout.blob, schedule.mod_down);
-  if (rescale) {
-    layout.rescale = add_scale_down(layout.blob, *rescale);
-    layout.rescale_lift = layout.blob.add(centred_lift_rows(*rescale));
+  if (rescales.rescale) {
+    layout.rescale = add_scale_down(layout.blob, *rescales.rescale);
+    layout.rescale_lift = layout.blob.add(centred_lift_rows(*rescales.rescale));
+    layout.mod_down_rescale = add_scale_down(layout.blob, *rescales.mod_down_rescale);
   }
   return layout;
 }
@@ -183,12 +200,13 @@ DeviceConversion host_conversion_view(const BasisConversion& conversion, std::ve
   return rebase(conversion, offsets, image.data());
 }
 
-std::size_t level_constants_bytes(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
-  return lay_out(schedule, rescale).blob.bytes().size();
+std::size_t level_constants_bytes(const Preset& preset, const KeySwitchSchedule& schedule) {
+  return lay_out(schedule, make_rescales(preset, schedule.level)).blob.bytes().size();
 }
 
-LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale) {
-  Layout layout = lay_out(schedule, rescale);
+LevelConstants upload_level_constants(const Preset& preset, const KeySwitchSchedule& schedule) {
+  const Rescales rescales = make_rescales(preset, schedule.level);
+  Layout layout = lay_out(schedule, rescales);
   LevelConstants out;
   out.level = schedule.level;
   out.first_digit = schedule.digits.front().index;
@@ -206,11 +224,12 @@ LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const R
   out.mod_up = reinterpret_cast<const DeviceConversion*>(base + layout.digit_array);
   out.own_row_starts = reinterpret_cast<const std::uint32_t*>(base + layout.own_row_starts);
   out.mod_down = rebase(schedule.mod_down, layout.mod_down, base);
-  if (rescale) {
-    out.rescale = rebase(*rescale, layout.rescale, base);
+  if (rescales.rescale) {
+    out.rescale = rebase(*rescales.rescale, layout.rescale, base);
+    out.mod_down_rescale = rebase(*rescales.mod_down_rescale, layout.mod_down_rescale, base);
     out.has_rescale = true;
     out.rescale_lift.constants = reinterpret_cast<const ntt::gpu::CentredLiftRow*>(base + layout.rescale_lift);
-    out.rescale_lift.half = rescale->dropped_to_kept.source_moduli[0].value / 2;
+    out.rescale_lift.half = rescales.rescale->dropped_to_kept.source_moduli[0].value / 2;
   }
   out.blob.upload(layout.blob.bytes());
   return out;

@@ -1,6 +1,6 @@
 // Per-level device constants of the CUDA evaluator, built from the CPU's
-// KeySwitchSchedule (ModUp per digit, ModDown) and the rescale RnsScaleDown
-// of that level, uploaded once as one blob. All levels are uploaded when the
+// KeySwitchSchedule (ModUp per digit, ModDown) and the rescale and
+// ModDown-and-rescale RnsScaleDowns of that level, uploaded once as one blob. All levels are uploaded when the
 // evaluator is built, so no operation allocates or copies from the host
 // (graph capture needs that).
 #pragma once
@@ -27,6 +27,7 @@ struct LevelConstants {
   const std::uint32_t* own_row_starts = nullptr;
   DeviceScaleDown mod_down;                  // extended rows -> rows level..L
   DeviceScaleDown rescale;                   // drop row `level` (unset at the last level)
+  DeviceScaleDown mod_down_rescale;          // drop the P rows and row `level` (the same)
   bool has_rescale = false;
   // The rescale's conversion as the kept rows' forward transform loads it
   // (the dropped row is one source): constants and half set, rows left to
@@ -35,8 +36,9 @@ struct LevelConstants {
   DeviceBuffer<std::uint8_t> blob;           // owns every pointer above
 };
 
-// `rescale` may be null (the last level has nothing to rescale).
-LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale);
+// The rescales are made here (make_rescale, make_mod_down_rescale) below
+// the last level.
+LevelConstants upload_level_constants(const Preset& preset, const KeySwitchSchedule& schedule);
 
 // A conversion's device view over a host image of its arrays (`image`
 // receives them): the host emulation test runs the conversion's thread
@@ -44,6 +46,6 @@ LevelConstants upload_level_constants(const KeySwitchSchedule& schedule, const R
 DeviceConversion host_conversion_view(const BasisConversion& conversion, std::vector<std::uint8_t>& image);
 
 // Bytes upload_level_constants will allocate for this level (memory estimate).
-std::size_t level_constants_bytes(const KeySwitchSchedule& schedule, const RnsScaleDown* rescale);
+std::size_t level_constants_bytes(const Preset& preset, const KeySwitchSchedule& schedule);
 
 }  // namespace fhe::cuda

@@ -1,7 +1,7 @@
 // Evaluator::accumulate_rotations, accumulate_extended_rotation + mod_down
-// (sums of rotations with one ModDown): exact against rotate/add where the
-// mathematics says so, the decrypted sum within tolerance, and the words
-// independent of chunking.
+// and mod_down_rescale (sums of rotations with one ModDown): exact against
+// rotate/add/rescale where the mathematics says so, the decrypted sum within
+// tolerance, and the words independent of chunking.
 #include <gtest/gtest.h>
 
 #include "evaluator/evaluator.h"
@@ -87,7 +87,7 @@ TEST_F(ExtendedSum, DecryptsToTheSumOfPlaintextTimesRotation) {
   Ciphertext sum;
   evaluator->accumulate_rotations(ct, {1, 2}, {&p1, &p2}, sum);
   EXPECT_DOUBLE_EQ(sum.scale, ct.scale * p1.scale);
-  const Ciphertext result = evaluator->rescale(evaluator->mod_down(sum));
+  const Ciphertext result = evaluator->mod_down_rescale(sum);
   Message expected(x.size());
   const std::size_t slots = x.size();
   for (std::size_t i = 0; i < slots; ++i) expected[i] = r1[i] * x[(i + 1) % slots] + r2[i] * x[(i + 2) % slots];
@@ -142,11 +142,53 @@ TEST_F(ExtendedSum, RotatedInnerSumDecryptsToTheRotatedProduct) {
   Ciphertext sum;
   evaluator->accumulate_extended_rotation(inner, 2, sum);
   EXPECT_DOUBLE_EQ(sum.scale, inner.scale);
-  const Ciphertext result = evaluator->rescale(evaluator->mod_down(sum));
+  const Ciphertext result = evaluator->mod_down_rescale(sum);
   const std::size_t slots = x.size();
   Message expected(slots);
   for (std::size_t i = 0; i < slots; ++i) expected[i] = r[(i + 2) % slots] * x[(i + 3) % slots];
   EXPECT_LE(testing::max_abs_error(engine.decrypt_message(result), expected), 3e-5);
+}
+
+// P x ct has zero P rows: its residue mod P q_l is P [c]_(q_l) exactly, so
+// the one division by P q_l is the rescale of ct, word for word.
+TEST_F(ExtendedSum, ModDownRescaleOfTheLiftIsTheRescale) {
+  EXPECT_EQ(evaluator->mod_down_rescale(evaluator->rotate_many_extended(ct, {0}).front()), evaluator->rescale(ct));
+  const Ciphertext low = evaluator->drop_level(ct, 2);
+  EXPECT_EQ(evaluator->mod_down_rescale(evaluator->rotate_many_extended(low, {0}).front()), evaluator->rescale(low));
+}
+
+// One rounding instead of two: each step's conversion is off by at most one
+// unit a coefficient here (2 P rows; 3 dropped rows at once), so every
+// coefficient is within 2 of the two steps' result, and some differ.
+TEST_F(ExtendedSum, ModDownRescaleIsTheTwoStepsWithinTheirRounding) {
+  const Plaintext p1 = engine.encode_extended(std::vector<double>(engine.slot_count(), 0.75));
+  const Plaintext p2 = engine.encode_extended(std::vector<double>(engine.slot_count(), -0.5));
+  Ciphertext sum;
+  evaluator->accumulate_rotations(ct, {1, 2}, {&p1, &p2}, sum);
+  const Ciphertext fused = evaluator->mod_down_rescale(sum);
+  const Ciphertext steps = evaluator->rescale(evaluator->mod_down(sum));
+  ASSERT_EQ(fused.level, steps.level);
+  ASSERT_EQ(fused.size(), 2u);
+  EXPECT_DOUBLE_EQ(fused.scale, steps.scale);
+  std::uint64_t worst = 0;
+  std::size_t differing = 0;
+  for (std::size_t part = 0; part < 2; ++part) {
+    RnsPoly a = fused.parts[part], b = steps.parts[part];
+    const ntt::RowRange rows{a.first_row(), a.row_count()};
+    ASSERT_EQ(rows.first, static_cast<std::size_t>(fused.level));
+    engine.ntt_plan().inverse(a.data(), rows);
+    engine.ntt_plan().inverse(b.data(), rows);
+    for (std::size_t id = rows.first; id < rows.first + rows.count; ++id) {
+      const std::uint64_t q = engine.rns_basis().prime(id);
+      for (std::size_t k = 0; k < a.n(); ++k) {
+        const std::uint64_t d = (a.row(id)[k] + q - b.row(id)[k]) % q;
+        worst = std::max(worst, std::min(d, q - d));
+        differing += d != 0;
+      }
+    }
+  }
+  EXPECT_LE(worst, 2u);
+  EXPECT_GT(differing, 0u);
 }
 
 TEST_F(ExtendedSum, RefusesWhatIsNotAnExtendedSum) {
@@ -158,6 +200,10 @@ TEST_F(ExtendedSum, RefusesWhatIsNotAnExtendedSum) {
   EXPECT_THROW(evaluator->accumulate_rotations(ct, {5}, {&extended}, sum), InvalidArgument);  // no key
   EXPECT_TRUE(sum.parts.empty());  // nothing half-done
   EXPECT_THROW(evaluator->mod_down(ct), InvalidArgument);  // Q rows only
+  EXPECT_THROW(evaluator->mod_down_rescale(ct), InvalidArgument);
+  const int last = engine.preset().levels;  // nothing below it to rescale to
+  EXPECT_THROW(evaluator->mod_down_rescale(evaluator->rotate_many_extended(evaluator->drop_level(ct, last), {0}).front()),
+               InvalidArgument);
   evaluator->accumulate_rotations(ct, {1}, {&extended}, sum);
   EXPECT_THROW(evaluator->accumulate_rotations(evaluator->drop_level(ct, 1), {1}, {&extended}, sum),
                InvalidArgument);

@@ -43,7 +43,8 @@ TEST(KeySwitchSchedule, DefaultPresetLevelZero) {
       EXPECT_FALSE(offset >= digit.q_rows.first && offset < digit.q_rows.first + digit.q_rows.count);
     }
   }
-  EXPECT_EQ(s.mod_down.dropped_rows.first, 35u);
+  ASSERT_EQ(s.mod_down.dropped_rows.size(), 1u);
+  EXPECT_EQ(s.mod_down.dropped_rows[0].first, 35u);
   EXPECT_EQ(s.mod_down.kept_rows.count, 35u);
 }
 
@@ -129,7 +130,8 @@ std::vector<std::uint64_t> ntt_residues(const ntt::NttPlan& plan, ntt::RowRange 
 
 struct ScaleDownCase {
   const char* preset;
-  ntt::RowRange dropped, kept;
+  std::vector<ntt::RowRange> dropped;
+  ntt::RowRange kept;
   i128 max_error;  // round(v / D) - alpha with |alpha| <= |dropped| / 2 (0 for one prime)
 };
 
@@ -147,13 +149,15 @@ TEST_P(RnsScaleDownCases, RoundsToNearestWithinTheConversionError) {
     if (k % 2) v[k] = -v[k];
   }
   const RnsScaleDown scale_down = make_rns_scale_down(preset, c.dropped, c.kept);
+  const auto input = ntt_residues(*plan, {0, preset.qp_primes().size()}, v);
   i128 divisor = 1;
-  for (std::size_t id = c.dropped.first; id < c.dropped.first + c.dropped.count; ++id) divisor *= plan->moduli()[id];
-  const ntt::RowRange all{std::min(c.dropped.first, c.kept.first), c.dropped.count + c.kept.count};
-  const auto input = ntt_residues(*plan, all, v);
+  std::vector<std::uint64_t> dropped;  // the dropped rows back to back, in the ranges' order
+  for (const ntt::RowRange& r : c.dropped) {
+    for (std::size_t id = r.first; id < r.first + r.count; ++id) divisor *= plan->moduli()[id];
+    dropped.insert(dropped.end(), input.begin() + r.first * n, input.begin() + (r.first + r.count) * n);
+  }
   std::vector<std::uint64_t> out(c.kept.count * n), scratch;
-  scale_down.apply(*plan, input.data() + (c.kept.first - all.first) * n,
-                   input.data() + (c.dropped.first - all.first) * n, out.data(), scratch);
+  scale_down.apply(*plan, input.data() + c.kept.first * n, dropped.data(), out.data(), scratch);
   plan->inverse(out.data(), c.kept);
   i128 worst = 0;
   for (std::size_t r = 0; r < c.kept.count; ++r) {
@@ -172,10 +176,38 @@ TEST_P(RnsScaleDownCases, RoundsToNearestWithinTheConversionError) {
 INSTANTIATE_TEST_SUITE_P(
     RescaleAndModDown, RnsScaleDownCases,
     ::testing::Values(
-        ScaleDownCase{"test-slots512-scale40-levels3-int64", {1, 1}, {2, 2}, 0},   // rescale at level 1
-        ScaleDownCase{"test-slots512-scale40-levels3-int64", {4, 1}, {1, 3}, 0},   // ModDown, |P| = 1
-        ScaleDownCase{"test-slots2048-scale40-levels6-int64", {7, 2}, {2, 5}, 1},  // ModDown, |P| = 2
-        ScaleDownCase{"test-slots2048-scale40-levels6-int64", {0, 1}, {1, 6}, 0}));
+        ScaleDownCase{"test-slots512-scale40-levels3-int64", {{1, 1}}, {2, 2}, 0},   // rescale at level 1
+        ScaleDownCase{"test-slots512-scale40-levels3-int64", {{4, 1}}, {1, 3}, 0},   // ModDown, |P| = 1
+        ScaleDownCase{"test-slots2048-scale40-levels6-int64", {{7, 2}}, {2, 5}, 1},  // ModDown, |P| = 2
+        ScaleDownCase{"test-slots2048-scale40-levels6-int64", {{0, 1}}, {1, 6}, 0},
+        // int32 words: D below the values' 2^100, so the quotients are large
+        ScaleDownCase{"test-slots2048-scale25-levels4-int32", {{5, 2}}, {1, 4}, 1},  // ModDown, |P| = 2
+        // ModDown and rescale in one (make_mod_down_rescale's rows): P, then row `level`
+        ScaleDownCase{"test-slots2048-scale25-levels4-int32", {{5, 2}, {1, 1}}, {2, 3}, 1},
+        ScaleDownCase{"test-slots512-scale40-levels3-int64", {{4, 1}, {1, 1}}, {2, 2}, 1},
+        ScaleDownCase{"test-slots2048-scale40-levels6-int64", {{7, 2}, {0, 1}}, {1, 6}, 1}));
+
+TEST(RnsScaleDown, NamedSchedulesDropTheirRows) {
+  const Preset& preset = preset_by_name("test-slots2048-scale40-levels6-int64");
+  const RnsScaleDown rescale = make_rescale(preset, 2);
+  ASSERT_EQ(rescale.dropped_rows.size(), 1u);
+  EXPECT_EQ(rescale.dropped_rows[0].first, 2u);
+  EXPECT_EQ(rescale.kept_rows.first, 3u);
+  EXPECT_EQ(rescale.kept_rows.count, 4u);
+  const RnsScaleDown fused = make_mod_down_rescale(preset, 2);
+  ASSERT_EQ(fused.dropped_rows.size(), 2u);
+  EXPECT_EQ(fused.dropped_rows[0].first, 7u);  // the P rows first
+  EXPECT_EQ(fused.dropped_rows[0].count, 2u);
+  EXPECT_EQ(fused.dropped_rows[1].first, 2u);
+  EXPECT_EQ(fused.dropped_count(), 3u);
+  EXPECT_EQ(fused.kept_rows.first, 3u);
+  EXPECT_EQ(fused.kept_rows.count, 4u);
+  // Nothing below the last level; no row both dropped and kept.
+  EXPECT_THROW(make_rescale(preset, preset.levels), InvalidArgument);
+  EXPECT_THROW(make_mod_down_rescale(preset, preset.levels), InvalidArgument);
+  EXPECT_THROW(make_rns_scale_down(preset, {{2, 2}}, {3, 4}), InvalidArgument);
+  EXPECT_THROW(make_rns_scale_down(preset, {{9, 1}}, {3, 4}), InvalidArgument);
+}
 
 }  // namespace
 }  // namespace fhe

@@ -299,8 +299,8 @@ void CudaMatvec::join_and_reduce() {
       main.has_sum = true;
     }
   }
-  // The partial sums were added before ModDown: one ModDown, one rescale
-  // (a share of several ranks leaves that to rank 0, after the exchange).
+  // The partial sums were added before ModDown: one ModDown-and-rescale (a
+  // share of several ranks leaves that to rank 0, after the exchange).
   if (lazy && main.has_sum && !result_is_extended()) finish(main.extended_sum);
 }
 
@@ -310,8 +310,7 @@ bool CudaMatvec::result_is_extended() const {
 
 const CudaCiphertext& CudaMatvec::finish(const CudaCiphertext& extended_sum) {
   Worker& main = *workers_[0];
-  main.evaluator->mod_down(extended_sum, main.product);
-  main.evaluator->rescale(main.product, main.sum);
+  main.evaluator->mod_down_rescale(extended_sum, main.sum);
   return main.sum;
 }
 

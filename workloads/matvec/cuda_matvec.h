@@ -89,7 +89,7 @@ class CudaMatvec {
   const CudaCiphertext& result() const;
   // A lazy-moddown share of several ranks: whether result() is extended.
   bool result_is_extended() const;
-  // ModDown + rescale of the ranks' added extended sums (enqueued on
+  // ModDown-and-rescale of the ranks' added extended sums (enqueued on
   // stream()); returns the finished product.
   const CudaCiphertext& finish(const CudaCiphertext& extended_sum);
   // The evaluator of the main stream (worker 0; it owns the device keys).

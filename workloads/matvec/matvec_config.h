@@ -13,11 +13,12 @@ enum class MatvecMethod { diagonal, bsgs };
 // batch: B products summed in the NTT domain, then one rescale per batch.
 // loop: multiply, rescale and add term by term.
 // lazy_moddown: every rotation stays before its ModDown, times the diagonal
-// encoded over the extended rows QP, and the sum pays one ModDown and one
-// rescale (double hoisting). BSGS: the baby steps stay so; each inner sum
-// gets one ModDown before its giant rotation, which is again summed before
-// the final ModDown. Fewer NTTs, other rounding, so the words differ from
-// batch/loop within the tolerance.
+// encoded over the extended rows QP, and the sum pays one division by P q_l
+// (ModDown and rescale in one; double hoisting). BSGS: the baby steps stay
+// so; each inner sum is rotated from that form (only its c1 brought down to
+// Q for the key switch) into the sum before that final division. Fewer
+// NTTs, other rounding, so the words differ from batch/loop within the
+// tolerance.
 enum class DiagonalPolicy { batch, loop, lazy_moddown };
 
 struct MatvecConfig {

@@ -151,7 +151,7 @@ Ciphertext MatvecWorkload::run_diagonal(const Ciphertext& input) const {
 
 Ciphertext MatvecWorkload::run_diagonal_lazy(const Ciphertext& input) const {
   // Worker w sums its diagonals' terms before ModDown; the partial sums
-  // are added in that form too, so one ModDown and one rescale finish the
+  // are added in that form too, so one ModDown-and-rescale finishes the
   // product and the words do not depend on the worker count.
   auto work = [&](int worker, int begin, int end) -> std::optional<Ciphertext> {
     const Evaluator& evaluator = *evaluators_[worker];
@@ -164,7 +164,7 @@ Ciphertext MatvecWorkload::run_diagonal_lazy(const Ciphertext& input) const {
     return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
   };
   const Evaluator& main = *evaluators_[0];
-  return main.rescale(main.mod_down(reduce_partials(main, run_partitioned(config_.dim, config_.workers, work))));
+  return main.mod_down_rescale(reduce_partials(main, run_partitioned(config_.dim, config_.workers, work)));
 }
 
 Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
@@ -177,7 +177,7 @@ Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
   }
   // Per giant step: the inner sum over QP, rotated from that extended form
   // (only its c1 part brought down to Q for the key switch) into the sum;
-  // one ModDown and rescale at the end.
+  // one ModDown-and-rescale at the end.
   auto work = [&](int w, int begin, int end) -> std::optional<Ciphertext> {
     const Evaluator& worker = *evaluators_[w];
     Ciphertext sum;
@@ -188,7 +188,7 @@ Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
     }
     return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
   };
-  return main.rescale(main.mod_down(reduce_partials(main, run_partitioned(config_.dim / g, config_.workers, work))));
+  return main.mod_down_rescale(reduce_partials(main, run_partitioned(config_.dim / g, config_.workers, work)));
 }
 
 Ciphertext MatvecWorkload::run_bsgs(const Ciphertext& input) const {

@@ -30,7 +30,7 @@ struct RankOutcome {
 };
 
 // The per-sample reduction of the partial sums into rank 0's `reduced` (lazy-moddown:
-// the ranks' extended sums are added, then ModDown and rescale on rank 0).
+// the ranks' extended sums are added, then ModDown-and-rescale on rank 0).
 class PartialReduction {
  public:
   PartialReduction(NcclCommunicator& comm, CudaMatvec& matvec, std::size_t rows, std::size_t n)

@@ -129,6 +129,9 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     gpu.mod_down(device_sum, out);
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host_sum))) << "mod_down";
     EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "mod_down keeps the sum";
+    gpu.mod_down_rescale(device_sum, out);
+    EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down_rescale(host_sum))) << "mod_down_rescale";
+    EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "mod_down_rescale keeps the sum";
 
     // Stored terms (BSGS baby steps), their plaintext-weighted sum, and a
     // null plaintext (times 1).
@@ -206,6 +209,8 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     gpu.accumulate_rotations(lx, {2, 0}, {&d3, &d3}, sum3);
     gpu.mod_down(sum3, out);
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host3))) << "level 3 extended sum";
+    gpu.mod_down_rescale(sum3, out);
+    EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down_rescale(host3))) << "level 3 mod_down_rescale";
     CudaPackedPlain packed3 = gpu.make_packed_extended();
     gpu.upload_packed(p3, packed3);
     const std::vector<const CudaPackedPlain*> packed3_list = {&packed3};
@@ -286,6 +291,9 @@ TEST_P(CudaKeySwitchWords, SameWordsAsCpu) {
   gpu.accumulate_extended_rotation(device_sum, 4, out, device_giant);
   gpu.accumulate_extended_rotation(device_sum, 1, out, device_giant);
   EXPECT_TRUE(testing::same_words(gpu.download(device_giant), host_giant)) << "extended rotations";
+  // The P rows and one Q row divided out at once (1 to 4 P rows, 32-bit words).
+  gpu.mod_down_rescale(device_giant, out);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down_rescale(host_giant))) << "mod_down_rescale";
 }
 
 std::vector<KeySwitchCase> key_switch_cases() {
@@ -344,6 +352,14 @@ TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, foreign, rotated), InvalidArgument);
   EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, scratch, sum), InvalidArgument);  // aliasing
   EXPECT_EQ(rotated.parts, 0u);  // nothing half-done
+  EXPECT_THROW(gpu.mod_down_rescale(a, scratch), InvalidArgument);    // Q rows only
+  EXPECT_THROW(gpu.mod_down_rescale(sum, foreign), InvalidArgument);
+  EXPECT_THROW(gpu.mod_down_rescale(sum, sum), InvalidArgument);      // an extended output
+  CudaCiphertext last = gpu.make_ciphertext(), last_sum = gpu.make_extended();
+  gpu.drop_level(a, engine.preset().levels, last);
+  gpu.accumulate_rotations(last, {0}, {nullptr}, last_sum);
+  EXPECT_THROW(gpu.mod_down_rescale(last_sum, scratch), InvalidArgument);  // nothing below the last level
+  EXPECT_EQ(scratch.parts, 0u);
 }
 
 }  // namespace
