@@ -49,10 +49,10 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
     const int g = fhe::workloads::bsgs_baby_steps(c);
     rotations = std::to_string(g - 1) + " baby-step rotations" + hoist + ", " +
                 std::to_string(c.dim / g - 1) + " giant-step rotations of the inner sums" +
-                (lazy ? " (each inner sum over QP, one ModDown, then its rotation before ModDown)" : "");
+                (lazy ? " (each inner sum over QP rotated in that form: only its c1 brought down to Q and key switched)" : "");
   }
   const std::string rescales =
-      lazy ? "every product summed over the extended rows QP, then one ModDown and one rescale"
+      lazy ? "every product summed over the extended rows QP, then one ModDown and rescale (one division by P q_0)"
       : c.policy == fhe::workloads::DiagonalPolicy::batch
           ? "one rescale per " + std::to_string(c.batch) + " summed products"
           : "one rescale per product";

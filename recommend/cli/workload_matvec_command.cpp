@@ -200,9 +200,9 @@ void report_matvec_multi_gpu(const MatvecOptions& options, const fhe::workloads:
               {"timing",
                "per rank: CUDA events around its launch (input staged before); sample latency = slowest rank; "
                "reduction (after a barrier, outside the graph): CUDA events on rank 0 around ncclRecv + modular add" +
-                   std::string(lazy ? " + ModDown + rescale" : "")},
+                   std::string(lazy ? " + ModDown-and-rescale" : "")},
               {"reduction", lazy ? "ncclSend/ncclRecv of each extended partial sum (QP rows, before ModDown) to "
-                                   "rank 0, added mod q_i by the evaluator, then one ModDown and one rescale"
+                                   "rank 0, added mod q_i by the evaluator, then one ModDown-and-rescale"
                                  : "ncclSend/ncclRecv of each partial sum to rank 0, added mod q_i by the evaluator"},
               {"max_abs_error", graph ? run.graph.max_abs_error : run.eager.max_abs_error}});
   const double error = out["max_abs_error"].get<double>();
