@@ -54,15 +54,16 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
 }
 
 // Basis conversion (conversion_thread.cuh): a block's slice of targets is
-// grid.z. The kernels are bound by the multiply pipe (Nsight Compute,
-// session 9) and every slice computes the sources' y_i again, so the
-// ModUp's launch (ten digits at level 0) takes slices of 20 targets, two a
-// digit; the two items of a ModDown or rescale take 12 (three slices of
-// the 35 Q rows at level 0: 768 blocks, two rounds of 3 blocks an SM; 8
-// until session 14, five slices and four rounds), so that they still fill
-// the GPU. A compile-time slice: with a run-time one the 80-register
-// kernels spilled.
-constexpr int kModUpTargetsPerSlice = 20;
+// grid.z. Every slice computes the sources' y_i again, so the ModUp's
+// launch (ten digits at level 0, at most 38 targets a digit) takes one
+// slice a digit: 40 targets (session 21: level-0 key switch -0.8 % against
+// two slices of 20, +1 % with three of 13; 20 was best in session 9,
+// before the narrow targets' sums went to double precision); the two items
+// of a ModDown or rescale take 12 (three slices of the 35 Q rows at level
+// 0: 768 blocks, two rounds of 3 blocks an SM; 8 until session 14, five
+// slices and four rounds), so that they still fill the GPU. A compile-time
+// slice: with a run-time one the 80-register kernels spilled.
+constexpr int kModUpTargetsPerSlice = 40;
 constexpr int kScaleDownTargetsPerSlice = 12;
 
 template <int TargetsPerSlice>
