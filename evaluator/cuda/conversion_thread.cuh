@@ -116,17 +116,21 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
 }
 
 // One dispatch on the source count and the sums (uniform per block). The
-// host builds at most kMaxConversionSources sources.
-template <int TargetsPerSlice>
+// host builds at most kMaxConversionSources sources; a kernel built for at
+// most MaxSources (fewer registers) converts nothing above them, so its
+// launcher must not give it more.
+template <int TargetsPerSlice, int MaxSources = kMaxConversionSources>
 FHE_HD void convert_coefficients(const DeviceConversion& c, const std::uint64_t* source, std::uint64_t* destination,
                                  std::size_t k, int log_n, int first_target) {
   const auto run = [&]<int S>() {
-    if constexpr (S <= kMaxFp64Sources) {
-      if (c.fp64_sources) {
-        return convert_sources<S, TargetsPerSlice, true>(c, source, destination, k, log_n, first_target);
+    if constexpr (S <= MaxSources) {
+      if constexpr (S <= kMaxFp64Sources) {
+        if (c.fp64_sources) {
+          return convert_sources<S, TargetsPerSlice, true>(c, source, destination, k, log_n, first_target);
+        }
       }
+      convert_sources<S, TargetsPerSlice, false>(c, source, destination, k, log_n, first_target);
     }
-    convert_sources<S, TargetsPerSlice, false>(c, source, destination, k, log_n, first_target);
   };
   switch (c.sources) {
     case 1: return run.template operator()<1>();

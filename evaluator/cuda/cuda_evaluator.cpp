@@ -233,7 +233,7 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   // other than its own.
   std::uint64_t* ext = extended_.data();
   cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
-                          static_cast<int>(ext_rows), log_n_, stream());
+                          static_cast<int>(ext_rows), c.max_digit_rows, log_n_, stream());
   // All digits' extended polynomials in one batched transform (one launch
   // per pass instead of one per digit and pass), skipping each digit's own
   // rows: they are the input's, in NTT form already.

@@ -66,23 +66,32 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
 constexpr int kModUpTargetsPerSlice = 40;
 constexpr int kScaleDownTargetsPerSlice = 12;
 
-template <int TargetsPerSlice>
+template <int TargetsPerSlice, int MaxSources = kMaxConversionSources>
 __device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const int first_target = static_cast<int>(blockIdx.z) * TargetsPerSlice;
   if (k >= (std::size_t{1} << log_n) / kConversionCoefficients || first_target >= c.targets) return;
-  convert_coefficients<TargetsPerSlice>(c, source, destination, k, log_n, first_target);
+  convert_coefficients<TargetsPerSlice, MaxSources>(c, source, destination, k, log_n, first_target);
 }
 
-// 3 blocks per SM (85 registers): the wide sources (up to 8, two
-// coefficients) would otherwise set every launch's occupancy.
-__global__ void __launch_bounds__(kBlock, 3)
+// 3 blocks per SM (85 registers) for up to 8 sources, two coefficients a
+// thread; a ModUp whose digits have at most kFewSources rows (the default
+// preset's: 4) takes an instantiation of its own at FewSourceBlocks.
+constexpr int kFewSources = 4;
+#ifndef FHELIUM_FEW_SOURCE_BLOCKS
+#define FHELIUM_FEW_SOURCE_BLOCKS 4
+#endif
+constexpr int kFewSourceBlocks = FHELIUM_FEW_SOURCE_BLOCKS;
+
+template <int MaxSources, int MinBlocks>
+__global__ void __launch_bounds__(kBlock, MinBlocks)
     conversion_array_kernel(const DeviceConversion* __restrict__ conversions, std::size_t conversion_stride,
                             const u64* source, std::size_t source_stride, u64* destination,
                             std::size_t destination_stride, int log_n) {
   const std::size_t item = blockIdx.y;
-  convert_block<kModUpTargetsPerSlice>(conversions[item * conversion_stride], source + item * source_stride,
-                                       destination + item * destination_stride, log_n);
+  convert_block<kModUpTargetsPerSlice, MaxSources>(conversions[item * conversion_stride],
+                                                   source + item * source_stride,
+                                                   destination + item * destination_stride, log_n);
 }
 
 __global__ void __launch_bounds__(kBlock, 3)
@@ -320,10 +329,12 @@ void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const 
 
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,
                        std::size_t source_stride, u64* destination, std::size_t destination_stride, int items,
-                       int max_targets, int log_n, cudaStream_t stream) {
+                       int max_targets, int max_sources, int log_n, cudaStream_t stream) {
   const dim3 grid = conversion_grid(log_n, items, max_targets, kModUpTargetsPerSlice);
-  conversion_array_kernel<<<grid, kBlock, 0, stream>>>(conversions, conversion_stride, source, source_stride,
-                                                       destination, destination_stride, log_n);
+  const auto kernel = max_sources <= kFewSources ? conversion_array_kernel<kFewSources, kFewSourceBlocks>
+                                                 : conversion_array_kernel<kMaxConversionSources, 3>;
+  kernel<<<grid, kBlock, 0, stream>>>(conversions, conversion_stride, source, source_stride, destination,
+                                      destination_stride, log_n);
   FHE_CUDA_CHECK_LAUNCH("conversion_array_kernel");
 }
 

@@ -39,11 +39,12 @@ void launch_tensor(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t
 // conversions[i * conversion_stride] (device array), reads its source rows at
 // source + i * source_stride + source_offset_rows * n and writes its targets
 // into destination + i * destination_stride.
-// max_targets bounds every item's target count (the grid covers that many).
-// Sized for many items (the ModUp's digits).
+// max_targets bounds every item's target count (the grid covers that many),
+// max_sources every item's source count (few sources take a kernel of
+// fewer registers). Sized for many items (the ModUp's digits).
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride,
                        const std::uint64_t* source, std::size_t source_stride, std::uint64_t* destination,
-                       std::size_t destination_stride, int items, int max_targets, int log_n,
+                       std::size_t destination_stride, int items, int max_targets, int max_sources, int log_n,
                        cudaStream_t stream);
 // The same with one conversion passed by value, sized for few items
 // (ModDown, rescale).

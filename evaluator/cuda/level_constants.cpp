@@ -211,6 +211,9 @@ LevelConstants upload_level_constants(const Preset& preset, const KeySwitchSched
   out.level = schedule.level;
   out.first_digit = schedule.digits.front().index;
   out.digit_count = static_cast<int>(schedule.digits.size());
+  for (const KeySwitchDigit& digit : schedule.digits) {
+    out.max_digit_rows = std::max(out.max_digit_rows, static_cast<int>(digit.q_rows.count));
+  }
   out.blob = DeviceBuffer<std::uint8_t>(layout.blob.bytes().size(),
                                         "key-switch constants of level " + std::to_string(schedule.level));
   const std::uint8_t* base = out.blob.data();

@@ -20,6 +20,7 @@ struct LevelConstants {
   int level = 0;
   int first_digit = 0;   // key component of active digit 0
   int digit_count = 0;   // active digits
+  int max_digit_rows = 0;  // the largest active digit's rows (its ModUp's sources)
   const DeviceConversion* mod_up = nullptr;  // device array [digit_count]
   // Device array [digit_count + 1]: digit d's own rows (the input's rows it
   // is made of) are extended rows [own_row_starts[d], own_row_starts[d + 1])

@@ -45,10 +45,13 @@ std::vector<u64> primes_of(const std::vector<int>& bits, std::map<int, std::vect
   return out;
 }
 
+// MaxSources: the instantiation of the ModUp's few-source kernel, or of
+// the general one.
+template <int MaxSources = cuda::kMaxConversionSources>
 void convert_all(const cuda::DeviceConversion& c, const u64* source, u64* destination) {
   for (int first = 0; first < c.targets; first += kTargetsPerSlice) {
     for (std::size_t k = 0; k < (std::size_t{1} << kLogN) / cuda::kConversionCoefficients; ++k) {
-      cuda::convert_coefficients<kTargetsPerSlice>(c, source, destination, k, kLogN, first);
+      cuda::convert_coefficients<kTargetsPerSlice, MaxSources>(c, source, destination, k, kLogN, first);
     }
   }
 }
@@ -101,6 +104,15 @@ void check(const Case& c) {
   convert_all(device, source.data(), got.data());
   for (std::size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(got[i], expected[i]) << "target row " << i / n << ", coefficient " << i % n;
+  }
+  // The few-source instantiation (the default preset's ModUp): the same
+  // words up to its bound, nothing written above it.
+  std::vector<u64> few(targets.size() * n, ~u64{0});
+  convert_all<4>(device, source.data(), few.data());
+  if (sources.size() <= 4) {
+    EXPECT_EQ(few, expected);
+  } else {
+    EXPECT_EQ(few, std::vector<u64>(targets.size() * n, ~u64{0}));
   }
 }
 
