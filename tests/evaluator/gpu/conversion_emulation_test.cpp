@@ -5,7 +5,8 @@
 // targets below 2^42 when every source is below 2^50, up to 4 sources),
 // the wide targets of a double-precision conversion, 1 to 8 sources, sources just below 2^50
 // and targets just below 2^42 (the bounds), and the centred digits at
-// their edges (y_i = 0, floor(q/2), floor(q/2) + 1, q - 1). Runs without a GPU.
+// their edges (y_i = 0, floor(q/2), floor(q/2) + 1, q - 1), and that every
+// preset's ModDown-and-rescale conversion fits the device view. Runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,8 @@
 #include "evaluator/basis_conversion.h"
 #include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/level_constants.h"
+#include "evaluator/rns_scale_down.h"
+#include "fhe/params/preset.h"
 #include "tests/fhe/ntt_test_util.h"
 
 namespace fhe {
@@ -169,6 +172,22 @@ TEST(ConversionEmulation, TheRescaleLiftIsTheOneSourceConversion) {
         ASSERT_EQ(ntt::gpu::centred_lift(source[k], d / 2, row, targets[t]), expected[t * n + k])
             << source_bits << "-bit D, target " << t << ", coefficient " << k;
       }
+    }
+  }
+}
+
+// Every preset's ModDown-and-rescale divides by |P| + 1 primes at once:
+// the device view (what upload_level_constants builds for each level)
+// must take that many sources, or the CUDA evaluator could not be built.
+TEST(ConversionEmulation, EveryPresetsModDownRescaleFitsTheDeviceConversion) {
+  for (const Preset& preset : all_presets()) {
+    for (const int level : {0, preset.levels - 1}) {
+      const RnsScaleDown fused = make_mod_down_rescale(preset, level);
+      EXPECT_EQ(fused.dropped_count(), preset.p_primes.size() + 1) << preset.name;
+      std::vector<std::uint8_t> image;
+      const cuda::DeviceConversion device = cuda::host_conversion_view(fused.dropped_to_kept, image);
+      EXPECT_EQ(device.sources, static_cast<int>(preset.p_primes.size()) + 1) << preset.name;
+      EXPECT_EQ(device.targets, static_cast<int>(preset.q_primes.size()) - level - 1) << preset.name;
     }
   }
 }
