@@ -147,11 +147,7 @@ const RnsScaleDown& Evaluator::scale_down_schedule(ScaleDownSlots& slots, int le
 Ciphertext Evaluator::rescale(const Ciphertext& a) const {
   const Preset& preset = engine_.preset();
   check_parts(a, "rescale", preset, 3);
-  if (a.level >= preset.levels) {
-    throw InvalidArgument("rescale: the ciphertext is at the last level " + std::to_string(a.level) +
-                          " of preset " + preset.name + " (only the base prime is left; scale " +
-                          scale_text(a.scale) + ")");
-  }
+  check_rescalable(preset, a.level, "rescale", "ciphertext");
   const RnsScaleDown& schedule = scale_down_schedule(rescale_schedules_, a.level, make_rescale);
   const auto dropped_id = static_cast<std::size_t>(a.level);
   Ciphertext out{{}, a.level + 1, a.scale / static_cast<double>(preset.q_primes[dropped_id])};

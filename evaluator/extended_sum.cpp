@@ -209,10 +209,7 @@ Ciphertext Evaluator::mod_down_rescale(const Ciphertext& extended_sum) const {
   check_extended_sum(extended_sum, "mod_down_rescale");
   const Preset& preset = engine_.preset();
   const int level = extended_sum.level;
-  if (level >= preset.levels) {
-    throw InvalidArgument("mod_down_rescale: the extended sum is at the last level " + std::to_string(level) +
-                          " of preset " + preset.name + " (only the base prime is left)");
-  }
+  check_rescalable(preset, level, "mod_down_rescale", "extended sum");
   const RnsScaleDown& schedule = scale_down_schedule(mod_down_rescale_schedules_, level, make_mod_down_rescale);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t n = extended_sum.parts[0].n(), p_rows = preset.p_primes.size();

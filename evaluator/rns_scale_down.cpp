@@ -40,13 +40,19 @@ RnsScaleDown make_rns_scale_down(const Preset& preset, std::vector<ntt::RowRange
   return s;
 }
 
+void check_rescalable(const Preset& preset, int level, const char* op, const char* operand) {
+  if (level >= preset.levels) {
+    throw InvalidArgument(std::string(op) + ": the " + operand + " is at the last level " + std::to_string(level) +
+                          " of preset " + preset.name + " (only the base prime is left)");
+  }
+}
+
 namespace {
 
 // Rows level + 1 .. L, after a rescale of `level`.
 ntt::RowRange rows_after_rescale(const Preset& preset, int level) {
-  if (level < 0 || level >= preset.levels) {
-    throw InvalidArgument("rescale: no level below " + std::to_string(level) + " in preset " + preset.name);
-  }
+  if (level < 0) throw InvalidArgument("rescale: level " + std::to_string(level) + " is negative");
+  check_rescalable(preset, level, "rescale", "ciphertext");
   const auto first = static_cast<std::size_t>(level);
   return {first + 1, preset.q_primes.size() - first - 1};
 }

@@ -45,6 +45,10 @@ struct RnsScaleDown {
 RnsScaleDown make_rns_scale_down(const Preset& preset, std::vector<ntt::RowRange> dropped_rows,
                                  ntt::RowRange kept_rows);
 
+// Throws InvalidArgument ("<op>: the <operand> is at the last level ...")
+// when nothing is left to rescale to below `level` (level >= preset.levels).
+void check_rescalable(const Preset& preset, int level, const char* op, const char* operand);
+
 // The rescale of a ciphertext at `level` (< preset.levels): drops row
 // `level`, keeps rows level + 1 .. L.
 RnsScaleDown make_rescale(const Preset& preset, int level);

@@ -437,10 +437,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
   check_output(out, "rescale");
   if (&a == &out) throw InvalidArgument("rescale: the output must not alias the input");
   const Preset& preset = engine_.preset();
-  if (a.level >= preset.levels) {
-    throw InvalidArgument("rescale: the ciphertext is at the last level " + std::to_string(a.level) +
-                          " of preset " + preset.name + " (only the base prime is left)");
-  }
+  check_rescalable(preset, a.level, "rescale", "ciphertext");
   const cuda::LevelConstants& c = level_constants(a.level);
   const auto first = static_cast<std::size_t>(a.level);
   const std::size_t kept = a.rows() - 1;
@@ -932,10 +929,7 @@ void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCip
   if (extended_sum.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");
   const Preset& preset = engine_.preset();
   const int level = extended_sum.level;
-  if (level >= preset.levels) {
-    throw InvalidArgument(std::string(op) + ": the extended sum is at the last level " + std::to_string(level) +
-                          " of preset " + preset.name + " (only the base prime is left)");
-  }
+  check_rescalable(preset, level, op, "extended sum");
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t kept = q_rows_ - first - 1, sources = p_rows_ + 1;
@@ -975,7 +969,7 @@ void CudaEvaluator::mod_down_copied(const CudaCiphertext& extended, std::size_t 
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   // The parts' P rows back to back, as mod_down_parts wants them.
   std::uint64_t* p_rows = accumulators_.data();
-  const std::size_t part_pitch = (extended.part(1) - extended.part(0)) * 8;
+  const std::size_t part_pitch = extended.part_words() * 8;
   FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * n_ * 8, extended.part(first_part) + rows * n_, part_pitch,
                                    p_rows_ * n_ * 8, count, cudaMemcpyDeviceToDevice, stream()));
   ModDownPart parts[2];

@@ -74,14 +74,13 @@ __device__ void convert_block(const DeviceConversion& c, const u64* source, u64*
   convert_coefficients<TargetsPerSlice, MaxSources>(c, source, destination, k, log_n, first_target);
 }
 
-// 3 blocks per SM (85 registers) for up to 8 sources, two coefficients a
+// 3 blocks per SM (80 registers) for up to 8 sources, two coefficients a
 // thread; a ModUp whose digits have at most kFewSources rows (the default
-// preset's: 4) takes an instantiation of its own at FewSourceBlocks.
+// preset's: 4) takes an instantiation of its own at 4 blocks (64 registers,
+// 12 bytes spilled; session 21: level-0 key switch -1.3 %; at 5 blocks it
+// would spill 256 bytes).
 constexpr int kFewSources = 4;
-#ifndef FHELIUM_FEW_SOURCE_BLOCKS
-#define FHELIUM_FEW_SOURCE_BLOCKS 4
-#endif
-constexpr int kFewSourceBlocks = FHELIUM_FEW_SOURCE_BLOCKS;
+constexpr int kFewSourceBlocks = 4;
 
 template <int MaxSources, int MinBlocks>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
