@@ -10,6 +10,7 @@
 #include "evaluator/cuda/key_terms.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
+#include "fhe/ntt/cuda/kernels.h"
 
 namespace fhe::cuda {
 namespace {
@@ -41,9 +42,19 @@ __global__ void elementwise_kernel(Elementwise op, const u64* __restrict__ a, co
   }
 }
 
+// The key switch's kernels between NTT passes launch like the passes
+// (ntt::gpu::launch_overlapped): their blocks may start while the previous
+// kernel drains and let the next one start as they finish; they read
+// nothing the previous kernel wrote before the wait.
+__device__ void overlap_with_neighbours() {
+  ntt::gpu::allow_next_kernel_launch();
+  ntt::gpu::wait_for_previous_kernel();
+}
+
 __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__ b, u64* __restrict__ out,
                               std::size_t first_row, std::size_t part_words, int log_n,
                               const DeviceModulus* __restrict__ moduli) {
+  overlap_with_neighbours();
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= part_words) return;
   const DeviceModulus m = moduli[first_row + (i >> log_n)];
@@ -87,6 +98,7 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
     conversion_array_kernel(const DeviceConversion* __restrict__ conversions, std::size_t conversion_stride,
                             const u64* source, std::size_t source_stride, u64* destination,
                             std::size_t destination_stride, int log_n) {
+  overlap_with_neighbours();
   const std::size_t item = blockIdx.y;
   convert_block<kModUpTargetsPerSlice, MaxSources>(conversions[item * conversion_stride],
                                                    source + item * source_stride,
@@ -97,6 +109,7 @@ __global__ void __launch_bounds__(kBlock, 3)
     conversion_value_kernel(const __grid_constant__ DeviceConversion conversion, const u64* source,
                             std::size_t source_stride, u64* destination, std::size_t destination_stride,
                             int log_n) {
+  overlap_with_neighbours();
   const std::size_t item = blockIdx.y;
   convert_block<kScaleDownTargetsPerSlice>(conversion, source + item * source_stride,
                                            destination + item * destination_stride, log_n);
@@ -321,9 +334,8 @@ void launch_elementwise(Elementwise op, const u64* a, const u64* b, u64* out, Po
 void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const DeviceModulus* moduli,
                    cudaStream_t stream) {
   const std::size_t part_words = shape.rows << shape.log_n;
-  tensor_kernel<<<blocks_for(part_words), kBlock, 0, stream>>>(a, b, out, shape.first_row, part_words,
-                                                               shape.log_n, moduli);
-  FHE_CUDA_CHECK_LAUNCH("tensor_kernel");
+  FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(tensor_kernel, dim3(blocks_for(part_words)), dim3(kBlock), 0, stream, a,
+                                             b, out, shape.first_row, part_words, shape.log_n, moduli));
 }
 
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,
@@ -332,18 +344,16 @@ void launch_conversion(const DeviceConversion* conversions, std::size_t conversi
   const dim3 grid = conversion_grid(log_n, items, max_targets, kModUpTargetsPerSlice);
   const auto kernel = max_sources <= kFewSources ? conversion_array_kernel<kFewSources, kFewSourceBlocks>
                                                  : conversion_array_kernel<kMaxConversionSources, 3>;
-  kernel<<<grid, kBlock, 0, stream>>>(conversions, conversion_stride, source, source_stride, destination,
-                                      destination_stride, log_n);
-  FHE_CUDA_CHECK_LAUNCH("conversion_array_kernel");
+  FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, grid, dim3(kBlock), 0, stream, conversions, conversion_stride,
+                                             source, source_stride, destination, destination_stride, log_n));
 }
 
 void launch_conversion(const DeviceConversion& conversion, const u64* source, std::size_t source_stride,
                        u64* destination, std::size_t destination_stride, int items, int log_n,
                        cudaStream_t stream) {
   const dim3 grid = conversion_grid(log_n, items, conversion.targets, kScaleDownTargetsPerSlice);
-  conversion_value_kernel<<<grid, kBlock, 0, stream>>>(conversion, source, source_stride, destination,
-                                                       destination_stride, log_n);
-  FHE_CUDA_CHECK_LAUNCH("conversion_value_kernel");
+  FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(conversion_value_kernel, grid, dim3(kBlock), 0, stream, conversion,
+                                             source, source_stride, destination, destination_stride, log_n));
 }
 
 void launch_inner_product(const u64* extended, int digits, const std::uint8_t* key, const SwitchKeyLayout& layout,

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include <cuda_runtime_api.h>
 
@@ -28,24 +29,31 @@ KernelResources query_kernel_resources(const void* kernel, std::string name,
 
 inline dim3 grid_of(const LaunchShape& shape) { return dim3(shape.grid_x, shape.grid_y, 1); }
 
-// Launches with programmatic stream serialization, so a pass's blocks may
-// start (and load their twiddles) while the previous pass drains; each
+// Launches with programmatic stream serialization, so a kernel's blocks may
+// start (and load their constants) while the previous kernel drains; each
 // kernel waits (griddepcontrol.wait) before reading the data. Allowed in
 // stream capture: the graph gets programmatic edges.
-template <typename Args>
-cudaError_t launch_overlapped(void (*kernel)(Args), const LaunchShape& shape, cudaStream_t stream,
-                              const Args& args) {
+template <typename... Params, typename... Args>
+cudaError_t launch_overlapped(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
+                              cudaStream_t stream, Args&&... args) {
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
-  config.gridDim = grid_of(shape);
-  config.blockDim = dim3(shape.block, 1, 1);
-  config.dynamicSmemBytes = shape.dynamic_shared_bytes;
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, args);
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+template <typename Args>
+cudaError_t launch_overlapped(void (*kernel)(Args), const LaunchShape& shape, cudaStream_t stream,
+                              const Args& args) {
+  return launch_overlapped(kernel, grid_of(shape), dim3(shape.block, 1, 1), shape.dynamic_shared_bytes, stream,
+                           args);
 }
 
 template <typename Word>
