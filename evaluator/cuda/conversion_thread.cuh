@@ -40,6 +40,30 @@ static_assert(kMaxConversionSources <= 8 && WordTraits<std::uint64_t>::max_modul
 
 inline constexpr int kMaxFp64Sources = 4;
 
+// A target's S hats (words or doubles), two to a 16-byte load when S is
+// even (the blob aligns every array to 16 bytes, so hat + t * S is aligned
+// too): session 23, level-17 key switch -0.8 %.
+template <typename T>
+struct alignas(16) HatPair {
+  T first, second;
+};
+
+template <int S, typename T>
+FHE_HD void load_hats(const T* __restrict__ hat, T (&h)[S]) {
+  static_assert(sizeof(T) == 8);
+  if constexpr (S % 2 == 0) {
+#pragma unroll
+    for (int i = 0; i < S; i += 2) {
+      const HatPair<T> pair = reinterpret_cast<const HatPair<T>*>(hat)[i / 2];
+      h[i] = pair.first;
+      h[i + 1] = pair.second;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < S; ++i) h[i] = hat[i];
+  }
+}
+
 template <int S, int TargetsPerSlice, bool Fp64Sources>
 FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __restrict__ source,
                             std::uint64_t* __restrict__ destination, std::size_t k, int log_n, int first_target) {
@@ -74,7 +98,8 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
       const double p_inverse = c.target_inverse[t];
       if (p_inverse != 0) {
         const ntt::Fp64Arith ar(p, p_inverse);
-        const double* hat = c.hat_fp64 + static_cast<std::size_t>(t) * S;
+        double hat[S];
+        load_hats<S>(c.hat_fp64 + static_cast<std::size_t>(t) * S, hat);
         double sum[kConversionCoefficients] = {};
 #pragma unroll
         for (int i = 0; i < S; ++i) {
@@ -89,7 +114,8 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
         continue;
       }
     }
-    const u64* hat = c.hat_montgomery + static_cast<std::size_t>(t) * S;
+    u64 hat[S];
+    load_hats<S>(c.hat_montgomery + static_cast<std::size_t>(t) * S, hat);
     const u64 minus_q = c.minus_q_montgomery[t], factor = c.target_factors[t];
     u128 sum[kConversionCoefficients];
 #pragma unroll
