@@ -77,12 +77,70 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
 constexpr int kModUpTargetsPerSlice = 40;
 constexpr int kScaleDownTargetsPerSlice = 12;
 
+// A block's slice of per-target constants, staged in shared memory: the
+// target loop then reads shared words instead of generic loads of global
+// ones (the DeviceConversion's pointers are generic). The constants are the
+// level's upload, never written by a kernel, so the staging runs before the
+// wait for the previous kernel. The view indexes the slice from 0.
+template <int TargetsPerSlice, int MaxSources>
+struct StagedSlice {
+  static constexpr int kHats = TargetsPerSlice * MaxSources;
+  // hat_montgomery, hat_fp64, the targets' Modulus (3 words), [-Q R]_(p_t),
+  // montgomery_factor(p_t), fl(1 / p_t), and the offsets two to a word.
+  static constexpr int kWords = 2 * kHats + 6 * TargetsPerSlice + (TargetsPerSlice + 1) / 2;
+};
+
+template <int TargetsPerSlice, int MaxSources>
+__device__ DeviceConversion stage_slice(const DeviceConversion& c, int first_target, u64* words) {
+  static_assert(sizeof(Modulus<u64>) == 3 * sizeof(u64));
+  constexpr int kHats = StagedSlice<TargetsPerSlice, MaxSources>::kHats;
+  const int count = min(TargetsPerSlice, c.targets - first_target), hats = count * c.sources;
+  u64* hat_montgomery = words;
+  double* hat_fp64 = reinterpret_cast<double*>(words + kHats);
+  u64* moduli = words + 2 * kHats;
+  u64* minus_q = moduli + 3 * TargetsPerSlice;
+  u64* factors = minus_q + TargetsPerSlice;
+  double* inverse = reinterpret_cast<double*>(factors + TargetsPerSlice);
+  auto* offsets = reinterpret_cast<std::uint32_t*>(factors + 2 * TargetsPerSlice);
+  const std::size_t first_hat = static_cast<std::size_t>(first_target) * c.sources;
+  for (int i = threadIdx.x; i < hats; i += blockDim.x) {
+    hat_montgomery[i] = c.hat_montgomery[first_hat + i];
+    hat_fp64[i] = c.hat_fp64[first_hat + i];
+  }
+  const u64* global_moduli = reinterpret_cast<const u64*>(c.target_moduli + first_target);
+  for (int i = threadIdx.x; i < 3 * count; i += blockDim.x) moduli[i] = global_moduli[i];
+  for (int t = threadIdx.x; t < count; t += blockDim.x) {
+    minus_q[t] = c.minus_q_montgomery[first_target + t];
+    factors[t] = c.target_factors[first_target + t];
+    inverse[t] = c.target_inverse[first_target + t];
+    offsets[t] = c.target_offsets[first_target + t];
+  }
+  DeviceConversion view = c;
+  view.targets = count;
+  view.target_moduli = reinterpret_cast<const Modulus<u64>*>(moduli);
+  view.target_offsets = offsets;
+  view.hat_montgomery = hat_montgomery;
+  view.minus_q_montgomery = minus_q;
+  view.target_factors = factors;
+  view.target_inverse = inverse;
+  view.hat_fp64 = hat_fp64;
+  return view;
+}
+
 template <int TargetsPerSlice, int MaxSources = kMaxConversionSources>
 __device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
+  __shared__ alignas(16) u64 words[StagedSlice<TargetsPerSlice, MaxSources>::kWords];
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const int first_target = static_cast<int>(blockIdx.z) * TargetsPerSlice;
-  if (k >= (std::size_t{1} << log_n) / kConversionCoefficients || first_target >= c.targets) return;
-  convert_coefficients<TargetsPerSlice, MaxSources>(c, source, destination, k, log_n, first_target);
+  if (first_target >= c.targets) {  // uniform per block
+    overlap_with_neighbours();
+    return;
+  }
+  const DeviceConversion slice = stage_slice<TargetsPerSlice, MaxSources>(c, first_target, words);
+  overlap_with_neighbours();
+  __syncthreads();
+  if (k >= (std::size_t{1} << log_n) / kConversionCoefficients) return;
+  convert_coefficients<TargetsPerSlice, MaxSources>(slice, source, destination, k, log_n, 0);
 }
 
 // 3 blocks per SM (80 registers) for up to 8 sources, two coefficients a
@@ -98,7 +156,6 @@ __global__ void __launch_bounds__(kBlock, MinBlocks)
     conversion_array_kernel(const DeviceConversion* __restrict__ conversions, std::size_t conversion_stride,
                             const u64* source, std::size_t source_stride, u64* destination,
                             std::size_t destination_stride, int log_n) {
-  overlap_with_neighbours();
   const std::size_t item = blockIdx.y;
   convert_block<kModUpTargetsPerSlice, MaxSources>(conversions[item * conversion_stride],
                                                    source + item * source_stride,
@@ -109,7 +166,6 @@ __global__ void __launch_bounds__(kBlock, 3)
     conversion_value_kernel(const __grid_constant__ DeviceConversion conversion, const u64* source,
                             std::size_t source_stride, u64* destination, std::size_t destination_stride,
                             int log_n) {
-  overlap_with_neighbours();
   const std::size_t item = blockIdx.y;
   convert_block<kScaleDownTargetsPerSlice>(conversion, source + item * source_stride,
                                            destination + item * destination_stride, log_n);
