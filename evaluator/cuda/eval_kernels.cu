@@ -82,6 +82,8 @@ constexpr int kScaleDownTargetsPerSlice = 12;
 // ones (the DeviceConversion's pointers are generic). The constants are the
 // level's upload, never written by a kernel, so the staging runs before the
 // wait for the previous kernel. The view indexes the slice from 0.
+// Session 23: the level-0 ModUp conversion 115 -> 108 us (ncu clock, 9 %
+// fewer instructions), key switch -1.4 %, multiply_relinearize -2.0 %.
 template <int TargetsPerSlice, int MaxSources>
 struct StagedSlice {
   static constexpr int kHats = TargetsPerSlice * MaxSources;
