@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "fhe/core/error.h"
 #include "recommend/statistics.h"
@@ -30,8 +31,10 @@ json per_operation(const std::vector<std::string>& ops, const std::vector<double
   throw fhe::InvalidArgument("not valid evidence: " + what);
 }
 
-const json& require(const json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) bad(where + " lacks '" + key + "'");
+// `where` is a view so a literal makes no temporary string (GCC 13 would
+// warn of a dangling reference to it at every call).
+const json& require(const json& object, const char* key, std::string_view where) {
+  if (!object.is_object() || !object.contains(key)) bad(std::string(where) + " lacks '" + key + "'");
   return object.at(key);
 }
 
