@@ -110,13 +110,18 @@ struct CudaMatvec::Worker {
   // Term accumulation, the bsgs inner sum and its giant-step rotation, and
   // the worker's partial sum.
   CudaCiphertext product, pending, rescaled, inner, rotated_inner, sum;
-  CudaCiphertext extended_sum;  // lazy-moddown: the worker's sum before ModDown
-  // lazy-moddown bsgs: the inner sums of up to kLazyBsgsInnerSumsPerPass
-  // giant steps before their ModDown, from one pass over the baby steps.
-  std::vector<CudaCiphertext> inner_sums;
+  // lazy-moddown: [0] is the worker's sum before ModDown; bsgs adds the
+  // inner sums of up to kLazyBsgsInnerSumsPerPass giant steps, from one
+  // pass over the baby steps. Giant step 0 (no rotation) writes its inner
+  // sum into [0] itself, so the sum starts without a copy; the other
+  // passes use [1..].
+  std::vector<CudaCiphertext> extended;
   std::pair<int, int> range;  // diagonals (diagonal) or giant steps (bsgs)
   bool has_sum = false;       // set while enqueueing (metadata, not data)
   OrderEvent fork, join;
+
+  CudaCiphertext& extended_sum() { return extended.front(); }
+  const CudaCiphertext& extended_sum() const { return extended.front(); }
 };
 
 struct CudaMatvec::Graph {
@@ -176,11 +181,11 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
       worker->inner = two_part();
       worker->rotated_inner = two_part();
     }
-    if (lazy) worker->extended_sum = worker->evaluator->make_extended();
     worker->range = ranges[static_cast<std::size_t>(w)];
-    if (lazy && bsgs) {
-      const int count = std::min(worker->range.second - worker->range.first, kLazyBsgsInnerSumsPerPass);
-      for (int k = 0; k < count; ++k) worker->inner_sums.push_back(worker->evaluator->make_extended());
+    if (lazy) {
+      const int inner_sums =
+          bsgs ? std::min(worker->range.second - worker->range.first, kLazyBsgsInnerSumsPerPass) : 0;
+      for (int k = 0; k < 1 + inner_sums; ++k) worker->extended.push_back(worker->evaluator->make_extended());
     }
     workers_.push_back(std::move(worker));
   }
@@ -290,8 +295,8 @@ void CudaMatvec::join_and_reduce() {
     Worker& worker = *workers_[w];
     worker.join.order(worker.evaluator->stream(), stream());
     if (!worker.has_sum) continue;
-    CudaCiphertext& total = lazy ? main.extended_sum : main.sum;
-    CudaCiphertext& part = lazy ? worker.extended_sum : worker.sum;
+    CudaCiphertext& total = lazy ? main.extended_sum() : main.sum;
+    CudaCiphertext& part = lazy ? worker.extended_sum() : worker.sum;
     if (main.has_sum) {
       main.evaluator->add(total, part, total);
     } else {
@@ -301,7 +306,7 @@ void CudaMatvec::join_and_reduce() {
   }
   // The partial sums were added before ModDown: one ModDown-and-rescale (a
   // share of several ranks leaves that to rank 0, after the exchange).
-  if (lazy && main.has_sum && !result_is_extended()) finish(main.extended_sum);
+  if (lazy && main.has_sum && !result_is_extended()) finish(main.extended_sum());
 }
 
 bool CudaMatvec::result_is_extended() const {
@@ -321,13 +326,13 @@ void CudaMatvec::enqueue_diagonal() {
     const CudaEvaluator& ev = *worker.evaluator;
     if (lazy_moddown()) {
       // Every term stays before its ModDown (Evaluator::accumulate_rotations).
-      worker.extended_sum.parts = 0;
+      worker.extended_sum().parts = 0;
       for (const std::vector<int>& steps : hoist_chunks(worker.range.first, worker.range.second, config_.hoist)) {
         std::vector<const CudaCiphertext*> plains;
         for (int s : steps) plains.push_back(&diagonals_[static_cast<std::size_t>(s)]);
-        ev.accumulate_rotations(input_, steps, plains, worker.extended_sum);
+        ev.accumulate_rotations(input_, steps, plains, worker.extended_sum());
       }
-      worker.has_sum = worker.extended_sum.parts != 0;
+      worker.has_sum = worker.extended_sum().parts != 0;
       continue;
     }
     DeviceTerms terms(ev, config_, worker.product, worker.pending, worker.rescaled, worker.sum);
@@ -371,21 +376,26 @@ void CudaMatvec::enqueue_bsgs_lazy() {
   for (auto& worker_ptr : workers_) {
     Worker& worker = *worker_ptr;
     const CudaEvaluator& ev = *worker.evaluator;
-    worker.extended_sum.parts = 0;
+    worker.extended_sum().parts = 0;
     const auto [begin, end] = worker.range;
-    const int pass = static_cast<int>(worker.inner_sums.size());
+    const int pass = static_cast<int>(worker.extended.size()) - 1;
     for (int first = begin; first < end; first += pass) {
       const int count = std::min(pass, end - first);
       std::vector<std::vector<const CudaPackedPlain*>> diagonals;
       for (int j = first; j < first + count; ++j) diagonals.push_back(giant_diagonals(j));
-      std::span<CudaCiphertext> inner_sums(worker.inner_sums.data(), static_cast<std::size_t>(count));
+      // Giant step 0 (a rotation by 0) writes its inner sum into the sum,
+      // [0], instead of a copy there; the others go to [1..] and are rotated
+      // into it.
+      const bool has_step0 = first == 0;
+      std::span<CudaCiphertext> inner_sums(worker.extended.data() + (has_step0 ? 0 : 1),
+                                           static_cast<std::size_t>(count));
       ev.multiply_plain_sums(baby, diagonals, inner_sums);
-      for (int k = 0; k < count; ++k) {
+      for (int k = has_step0 ? 1 : 0; k < count; ++k) {
         ev.accumulate_extended_rotation(inner_sums[static_cast<std::size_t>(k)], (first + k) * g, worker.inner,
-                                        worker.extended_sum);
+                                        worker.extended_sum());
       }
     }
-    worker.has_sum = worker.extended_sum.parts != 0;
+    worker.has_sum = worker.extended_sum().parts != 0;
   }
   join_and_reduce();
 }
@@ -434,7 +444,7 @@ Ciphertext CudaMatvec::download_result() const { return workers_[0]->evaluator->
 const CudaCiphertext& CudaMatvec::result() const {
   const Worker& main = *workers_[0];
   if (!main.has_sum) throw InvalidArgument("CudaMatvec::result: nothing launched yet");
-  return result_is_extended() ? main.extended_sum : main.sum;
+  return result_is_extended() ? main.extended_sum() : main.sum;
 }
 
 const CudaEvaluator& CudaMatvec::evaluator() const { return *workers_[0]->evaluator; }
