@@ -149,7 +149,8 @@ __device__ void convert_block(const DeviceConversion& c, const u64* source, u64*
 // thread; a ModUp whose digits have at most kFewSources rows (the default
 // preset's: 4) takes an instantiation of its own at 4 blocks (64 registers,
 // no spill since session 23's staging; session 21: level-0 key switch
-// -1.3 %; one coefficient a thread at 5 blocks lost 2 % in session 23).
+// -1.3 %). One coefficient a thread at 5 blocks, or four at 3, lost in
+// sessions 23 and 24, before and after the staging (docs/performance.md).
 constexpr int kFewSources = 4;
 constexpr int kFewSourceBlocks = 4;
 
