@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fhe/core/error.h"
+#include "workloads/matvec/diagonal_encoding.h"
 #include "workloads/matvec/matvec_problem.h"
 #include "workloads/matvec/matvec_workload.h"
 
@@ -178,6 +179,30 @@ TEST(MatvecWorkload, WorkersAndChunksChangeNothingUnderLazyModDown) {
     const auto result = a.run(input);
     EXPECT_EQ(result, b.run(input)) << method_name(method);
     EXPECT_EQ(result.level, 1) << method_name(method);  // one rescale
+  }
+}
+
+// The threads change nothing: the listed diagonals arrive in the listed
+// order with the words of encoding one at a time (BSGS pre-rotated by the
+// giant step; lazy-moddown over QP).
+TEST(MatvecProblem, ParallelDiagonalEncodingGivesTheSerialWordsInTheListedOrder) {
+  const fhe::CkksEngine engine(kPreset, fhe::EngineOptions{.seed = 3});
+  for (const MatvecConfig config : {MatvecConfig{.dim = 32, .method = MatvecMethod::bsgs},
+                                    MatvecConfig{.dim = 32, .policy = DiagonalPolicy::lazy_moddown}}) {
+    const MatvecProblem problem = make_matvec_problem(config.dim, engine.slot_count(), config.seed);
+    const int g = bsgs_baby_steps(config);
+    const bool bsgs = config.method == MatvecMethod::bsgs;
+    std::vector<int> listed;
+    for (int s = config.dim - 1; s >= 0; s -= 3) listed.push_back(s);  // descending, some left out
+    std::vector<int> seen;
+    encode_diagonals(engine, problem, config, listed, [&](int s, fhe::Plaintext diagonal) {
+      seen.push_back(s);
+      const std::vector<double> slots = problem.diagonal_slots(s, bsgs ? (s / g) * g : 0);
+      const fhe::Plaintext serial = config.policy == DiagonalPolicy::lazy_moddown ? engine.encode_extended(slots)
+                                                                                  : engine.encode(slots);
+      EXPECT_EQ(diagonal, serial) << "diagonal " << s << ", " << method_name(config.method);
+    });
+    EXPECT_EQ(seen, listed) << method_name(config.method);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "fhe/cuda/check.h"
 #include "fhe/cuda/graph.h"
 #include "fhe/cuda/stream.h"
+#include "workloads/matvec/diagonal_encoding.h"
 #include "workloads/matvec/matvec_workload.h"
 
 namespace fhe::workloads {
@@ -194,29 +195,24 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   if (bsgs) {
     for (int i = lazy ? 0 : 1; i < g; ++i) baby_.push_back(lazy ? main.make_extended() : two_part());
   }
+  // One slot per diagonal, so indices stay those of the diagonals; another
+  // rank's stay empty (never read here).
+  diagonals_.resize(static_cast<std::size_t>(config_.dim));
+  if (lazy && bsgs) packed_diagonals_.resize(static_cast<std::size_t>(config_.dim));
+  std::vector<int> used;
   for (int s = 0; s < config_.dim; ++s) {
-    if (!share_uses_diagonal(config_, share_, s)) {
-      diagonals_.emplace_back();  // another rank's: never read here
-      if (lazy && bsgs) packed_diagonals_.emplace_back();
-      continue;
-    }
-    // BSGS folds the giant step into the diagonal, as on the CPU.
-    const int pre_rotation = bsgs ? (s / g) * g : 0;
-    const std::vector<double> slots = problem_.diagonal_slots(s, pre_rotation);
-    if (lazy && bsgs) {  // read only by the inner sums, which stream them: packed
-      diagonals_.emplace_back();  // indices stay those of the diagonals
-      packed_diagonals_.push_back(main.make_packed_extended());
-      main.upload_packed(engine_.encode_extended(slots), packed_diagonals_.back());
-      continue;
-    }
-    if (lazy) {
-      diagonals_.push_back(main.make_extended(1));
-      main.upload(engine_.encode_extended(slots), diagonals_.back());
-    } else {
-      diagonals_.emplace_back(rows, n, 1);
-      main.upload(engine_.encode(slots), diagonals_.back());
-    }
+    if (share_uses_diagonal(config_, share_, s)) used.push_back(s);
   }
+  encode_diagonals(engine_, problem_, config_, used, [&](int s, Plaintext diagonal) {
+    const auto i = static_cast<std::size_t>(s);
+    if (lazy && bsgs) {  // read only by the inner sums, which stream them: packed
+      packed_diagonals_[i] = main.make_packed_extended();
+      main.upload_packed(diagonal, packed_diagonals_[i]);
+    } else {
+      diagonals_[i] = lazy ? main.make_extended(1) : CudaCiphertext(rows, n, 1);
+      main.upload(diagonal, diagonals_[i]);
+    }
+  });
   main.synchronize();
 }
 

@@ -2,10 +2,12 @@
 #include "workloads/matvec/matvec_workload.h"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <thread>
 
 #include "fhe/core/error.h"
+#include "workloads/matvec/diagonal_encoding.h"
 
 namespace fhe::workloads {
 namespace {
@@ -112,13 +114,10 @@ MatvecWorkload::MatvecWorkload(CkksEngine& engine, MatvecConfig config)
   }
   problem_ = make_matvec_problem(config_.dim, engine_.slot_count(), config_.seed);
   for (int w = 0; w < config_.workers; ++w) evaluators_.push_back(std::make_unique<Evaluator>(engine_));
-  const int g = bsgs_baby_steps(config_);
-  for (int s = 0; s < config_.dim; ++s) {
-    const int pre_rotation = config_.method == MatvecMethod::bsgs ? (s / g) * g : 0;
-    const std::vector<double> slots = problem_.diagonal_slots(s, pre_rotation);
-    diagonals_.push_back(config_.policy == DiagonalPolicy::lazy_moddown ? engine_.encode_extended(slots)
-                                                                          : engine_.encode(slots));
-  }
+  std::vector<int> all(static_cast<std::size_t>(config_.dim));
+  std::iota(all.begin(), all.end(), 0);
+  encode_diagonals(engine_, problem_, config_, all,
+                   [&](int, Plaintext diagonal) { diagonals_.push_back(std::move(diagonal)); });
 }
 
 int MatvecWorkload::rotation_count() const { return matvec_rotation_count(config_); }
