@@ -12,29 +12,24 @@ namespace fhe {
 
 inline constexpr int kChaChaBlockWords = 16;
 
-FHE_HD std::uint32_t chacha_rotl(std::uint32_t x, int bits) {
-  return (x << bits) | (x >> (32 - bits));
+// Word: std::uint32_t, or a GCC/Clang vector of them (chacha20_lanes.cpp:
+// one block per lane). In place, so no vector is passed by value.
+template <int Bits, typename Word>
+FHE_HD void chacha_rotate_left(Word& x) {
+  x = (x << Bits) | (x >> (32 - Bits));
 }
 
-FHE_HD void chacha_quarter_round(std::uint32_t& a, std::uint32_t& b, std::uint32_t& c,
-                                 std::uint32_t& d) {
-  a += b; d ^= a; d = chacha_rotl(d, 16);
-  c += d; b ^= c; b = chacha_rotl(b, 12);
-  a += b; d ^= a; d = chacha_rotl(d, 8);
-  c += d; b ^= c; b = chacha_rotl(b, 7);
+template <typename Word>
+FHE_HD void chacha_quarter_round(Word& a, Word& b, Word& c, Word& d) {
+  a += b; d ^= a; chacha_rotate_left<16>(d);
+  c += d; b ^= c; chacha_rotate_left<12>(b);
+  a += b; d ^= a; chacha_rotate_left<8>(d);
+  c += d; b ^= c; chacha_rotate_left<7>(b);
 }
 
-// One 64-byte block as 16 little-endian words: the state after 20 rounds
-// (10 column/diagonal double rounds) added to the input state.
-FHE_HD void chacha20_block(const std::uint32_t key[8], std::uint32_t counter,
-                           const std::uint32_t nonce[3], std::uint32_t out[kChaChaBlockWords]) {
-  std::uint32_t input[kChaChaBlockWords] = {
-      0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u,  // "expand 32-byte k"
-      key[0],      key[1],      key[2],      key[3],
-      key[4],      key[5],      key[6],      key[7],
-      counter,     nonce[0],    nonce[1],    nonce[2]};
-  std::uint32_t x[kChaChaBlockWords];
-  for (int i = 0; i < kChaChaBlockWords; ++i) x[i] = input[i];
+// The 20 rounds (10 column / diagonal double rounds) on a state.
+template <typename Word>
+FHE_HD void chacha20_rounds(Word x[kChaChaBlockWords]) {
   for (int round = 0; round < 10; ++round) {
     chacha_quarter_round(x[0], x[4], x[8], x[12]);
     chacha_quarter_round(x[1], x[5], x[9], x[13]);
@@ -45,7 +40,31 @@ FHE_HD void chacha20_block(const std::uint32_t key[8], std::uint32_t counter,
     chacha_quarter_round(x[2], x[7], x[8], x[13]);
     chacha_quarter_round(x[3], x[4], x[9], x[14]);
   }
+}
+
+// The block of an input state: the state after the 20 rounds added to
+// the input, 16 little-endian words. The input is the constants
+// "expand 32-byte k", the key, the counter and the nonce.
+template <typename Word>
+FHE_HD void chacha20_block_of(const std::uint32_t key[8], const Word& counter, const std::uint32_t nonce[3],
+                              Word out[kChaChaBlockWords]) {
+  const std::uint32_t words[kChaChaBlockWords] = {
+      0x61707865u, 0x3320646eu, 0x79622d32u, 0x6b206574u,
+      key[0],      key[1],      key[2],      key[3],
+      key[4],      key[5],      key[6],      key[7],
+      0,           nonce[0],    nonce[1],    nonce[2]};
+  Word input[kChaChaBlockWords];
+  for (int i = 0; i < kChaChaBlockWords; ++i) input[i] = Word{} + words[i];  // every lane of a vector
+  input[12] = counter;
+  Word x[kChaChaBlockWords];
+  for (int i = 0; i < kChaChaBlockWords; ++i) x[i] = input[i];
+  chacha20_rounds(x);
   for (int i = 0; i < kChaChaBlockWords; ++i) out[i] = x[i] + input[i];
+}
+
+FHE_HD void chacha20_block(const std::uint32_t key[8], std::uint32_t counter,
+                           const std::uint32_t nonce[3], std::uint32_t out[kChaChaBlockWords]) {
+  chacha20_block_of(key, counter, nonce, out);
 }
 
 }  // namespace fhe

@@ -39,9 +39,7 @@ Ciphertext Encryptor::encrypt_symmetric(const Plaintext& plaintext, const Secret
   RnsPoly c0 = small_poly_ntt(
       sampler_.gaussian(make_stream_id(RandomPurpose::symmetric_e, index, 0), preset_.n()), rows,
       basis_, plan_);
-  RnsPoly a_times_s = a;
-  multiply_inplace(a_times_s, key.ntt, basis_);
-  sub_inplace(c0, a_times_s, basis_);
+  multiply_sub_inplace(c0, a, key.ntt, basis_);  // e - a s
   add_inplace(c0, plaintext.poly, basis_);
   Ciphertext ct{{}, plaintext.level, plaintext.scale};
   ct.parts.push_back(std::move(c0));

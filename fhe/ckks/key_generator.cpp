@@ -23,9 +23,7 @@ PublicKey KeyGenerator::public_key(const SecretKey& secret) const {
   sampler_.fill_uniform(key.a, make_stream_id(RandomPurpose::public_key_a, 0, 0), basis_);
   const auto e = sampler_.gaussian(make_stream_id(RandomPurpose::public_key_e, 0, 0), preset_.n());
   key.b = small_poly_ntt(e, q_rows, basis_, plan_);
-  RnsPoly a_times_s = key.a;
-  multiply_inplace(a_times_s, secret.ntt, basis_);
-  sub_inplace(key.b, a_times_s, basis_);  // b = e - a s
+  multiply_sub_inplace(key.b, key.a, secret.ntt, basis_);  // b = e - a s
   return key;
 }
 
@@ -51,9 +49,7 @@ KeySwitchKey KeyGenerator::switch_key(const SecretKey& secret, const RnsPoly& ta
     const auto e = sampler_.gaussian(make_stream_id(RandomPurpose::switch_key_e, instance, component),
                                      preset_.n());
     c.b = small_poly_ntt(e, qp_rows, basis_, plan_);
-    RnsPoly a_times_s = c.a;
-    multiply_inplace(a_times_s, secret.ntt, basis_);
-    sub_inplace(c.b, a_times_s, basis_);
+    multiply_sub_inplace(c.b, c.a, secret.ntt, basis_);  // b = e - a s
     for (std::size_t id = digits[j].first; id < digits[j].first + digits[j].count; ++id) {
       const Modulus<std::uint64_t>& q = basis_.modulus(id);
       std::uint64_t* b = c.b.row(id);

@@ -34,6 +34,22 @@ void for_each_pair(RnsPoly& a, const RnsPoly& b, const RnsBasis& basis, const ch
   }
 }
 
+// acc = combine(acc, a * b mod q, q) word by word; all in NTT form.
+template <typename Combine>
+void for_each_product(RnsPoly& acc, const RnsPoly& a, const RnsPoly& b, const RnsBasis& basis, const char* name,
+                      Combine combine) {
+  check_operand(acc, a, name);
+  check_operand(acc, b, name);
+  if (!acc.ntt_form()) throw InvalidArgument(std::string(name) + ": operands must be in NTT form");
+  for (std::size_t id = acc.first_row(); id < acc.end_row(); ++id) {
+    const Modulus<std::uint64_t>& m = basis.modulus(id);
+    std::uint64_t* z = acc.row(id);
+    const std::uint64_t* x = a.row(id);
+    const std::uint64_t* y = b.row(id);
+    for (std::size_t k = 0; k < acc.n(); ++k) z[k] = combine(z[k], mul_mod(x[k], y[k], m), m.value);
+  }
+}
+
 }  // namespace
 
 void add_inplace(RnsPoly& a, const RnsPoly& b, const RnsBasis& basis) {
@@ -64,16 +80,15 @@ void multiply_inplace(RnsPoly& a, const RnsPoly& b, const RnsBasis& basis) {
 }
 
 void multiply_add_inplace(RnsPoly& acc, const RnsPoly& a, const RnsPoly& b, const RnsBasis& basis) {
-  check_operand(acc, a, "multiply_add");
-  check_operand(acc, b, "multiply_add");
-  if (!acc.ntt_form()) throw InvalidArgument("multiply_add: operands must be in NTT form");
-  for (std::size_t id = acc.first_row(); id < acc.end_row(); ++id) {
-    const Modulus<std::uint64_t>& m = basis.modulus(id);
-    std::uint64_t* z = acc.row(id);
-    const std::uint64_t* x = a.row(id);
-    const std::uint64_t* y = b.row(id);
-    for (std::size_t k = 0; k < acc.n(); ++k) z[k] = add_mod(z[k], mul_mod(x[k], y[k], m), m.value);
-  }
+  for_each_product(acc, a, b, basis, "multiply_add", [](std::uint64_t z, std::uint64_t product, std::uint64_t q) {
+    return add_mod(z, product, q);
+  });
+}
+
+void multiply_sub_inplace(RnsPoly& acc, const RnsPoly& a, const RnsPoly& b, const RnsBasis& basis) {
+  for_each_product(acc, a, b, basis, "multiply_sub", [](std::uint64_t z, std::uint64_t product, std::uint64_t q) {
+    return sub_mod(z, product, q);
+  });
 }
 
 void set_small_coefficients(RnsPoly& out, std::span<const std::int8_t> coefficients,

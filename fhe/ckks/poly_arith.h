@@ -19,6 +19,9 @@ void negate_inplace(RnsPoly& a, const RnsBasis& basis);
 void multiply_inplace(RnsPoly& a, const RnsPoly& b, const RnsBasis& basis);
 // acc += a * b pointwise; all in NTT form.
 void multiply_add_inplace(RnsPoly& acc, const RnsPoly& a, const RnsPoly& b, const RnsBasis& basis);
+// acc -= a * b pointwise; all in NTT form (b = e - a s of keys and
+// encryptions, without a temporary product).
+void multiply_sub_inplace(RnsPoly& acc, const RnsPoly& a, const RnsPoly& b, const RnsBasis& basis);
 // Writes small signed integers (|c| < every row's prime) into every row of
 // `out`, in coefficient form.
 void set_small_coefficients(RnsPoly& out, std::span<const std::int8_t> coefficients,

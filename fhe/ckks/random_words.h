@@ -45,13 +45,22 @@ struct RandomChunk {
   std::uint64_t hi = 0;
 };
 
+// The ChaCha20 key and nonce of a stream row.
+FHE_HD void random_key_nonce(std::uint64_t seed, std::uint64_t stream, std::uint32_t row, std::uint32_t key[8],
+                             std::uint32_t nonce[3]) {
+  key[0] = static_cast<std::uint32_t>(seed);
+  key[1] = static_cast<std::uint32_t>(seed >> 32);
+  for (int i = 2; i < 8; ++i) key[i] = 0;
+  nonce[0] = static_cast<std::uint32_t>(stream);
+  nonce[1] = static_cast<std::uint32_t>(stream >> 32);
+  nonce[2] = row;
+}
+
 // The ChaCha20 block holding chunks 4*counter .. 4*counter+3 of a stream row.
 FHE_HD void random_block(std::uint64_t seed, std::uint64_t stream, std::uint32_t row,
                          std::uint32_t counter, std::uint32_t block[kChaChaBlockWords]) {
-  const std::uint32_t key[8] = {static_cast<std::uint32_t>(seed),
-                                static_cast<std::uint32_t>(seed >> 32), 0, 0, 0, 0, 0, 0};
-  const std::uint32_t nonce[3] = {static_cast<std::uint32_t>(stream),
-                                  static_cast<std::uint32_t>(stream >> 32), row};
+  std::uint32_t key[8], nonce[3];
+  random_key_nonce(seed, stream, row, key, nonce);
   chacha20_block(key, counter, nonce, block);
 }
 

@@ -1,17 +1,28 @@
-// Bulk host sampling: one ChaCha20 block per four coefficients.
+// Bulk host sampling: one ChaCha20 block per four coefficients, the blocks
+// of 4 * kChaChaLanes coefficients computed side by side.
 #include "fhe/ckks/sampler.h"
+
+#include "fhe/ckks/chacha20_lanes.h"
 
 namespace fhe {
 
 template <typename Sink>
 void Sampler::for_each_chunk(std::uint64_t stream, std::uint32_t row, std::size_t n,
                              Sink&& sink) const {
-  std::uint32_t block[kChaChaBlockWords];
-  for (std::size_t first = 0; first < n; first += 4) {
-    random_block(seed_, stream, row, static_cast<std::uint32_t>(first >> 2), block);
-    for (std::size_t c = 0; c < 4 && first + c < n; ++c) {
-      sink(first + c, chunk_of_block(block, static_cast<int>(c)));
+  std::uint32_t key[8], nonce[3];
+  random_key_nonce(seed_, stream, row, key, nonce);
+  constexpr std::size_t kGroup = 4 * kChaChaLanes;
+  std::size_t first = 0;
+  std::uint32_t blocks[kChaChaLanes][kChaChaBlockWords];
+  for (; first + kGroup <= n; first += kGroup) {
+    chacha20_blocks(key, static_cast<std::uint32_t>(first >> 2), nonce, blocks);
+    for (int b = 0; b < kChaChaLanes; ++b) {
+      for (int c = 0; c < 4; ++c) sink(first + 4 * static_cast<std::size_t>(b) + c, chunk_of_block(blocks[b], c));
     }
+  }
+  for (; first < n; first += 4) {  // a tail shorter than a group
+    chacha20_block(key, static_cast<std::uint32_t>(first >> 2), nonce, blocks[0]);
+    for (std::size_t c = 0; c < 4 && first + c < n; ++c) sink(first + c, chunk_of_block(blocks[0], static_cast<int>(c)));
   }
 }
 

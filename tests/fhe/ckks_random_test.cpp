@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "fhe/ckks/chacha20_lanes.h"
 #include "fhe/ckks/random_words.h"
 #include "fhe/ckks/rns_basis.h"
 #include "fhe/ckks/sampler.h"
@@ -28,6 +29,29 @@ TEST(ChaCha20, MatchesRfc8439BlockTestVector) {
                                       0x466482d2, 0x09aa9f07, 0x05d7c214, 0xa2028bd9,
                                       0xd19c12b5, 0xb94e16de, 0xe883d0cb, 0x4e3c50a2};
   for (int i = 0; i < 16; ++i) EXPECT_EQ(out[i], expected[i]) << "word " << i;
+}
+
+// The side-by-side blocks (the host samplers' path) against the scalar
+// block, lane by lane, including a counter that wraps at 2^32.
+TEST(ChaCha20, LanesGiveTheScalarBlocks) {
+  const std::uint32_t key[8] = {0x03020100, 0x07060504, 0x0b0a0908, 0x0f0e0d0c,
+                                0x13121110, 0x17161514, 0x1b1a1918, 0x1f1e1d1c};
+  const std::uint32_t nonce[3] = {0x09000000, 0x4a000000, 0x00000000};
+  for (const std::uint32_t first : {0u, 1u, 0xfffffffcu}) {
+    std::uint32_t lanes[kChaChaLanes][kChaChaBlockWords];
+    chacha20_blocks(key, first, nonce, lanes);
+    for (int l = 0; l < kChaChaLanes; ++l) {
+      std::uint32_t block[kChaChaBlockWords];
+      chacha20_block(key, first + static_cast<std::uint32_t>(l), nonce, block);
+      for (int i = 0; i < kChaChaBlockWords; ++i) {
+        EXPECT_EQ(lanes[l][i], block[i]) << "first counter " << first << ", lane " << l << ", word " << i;
+      }
+    }
+  }
+  // Lane 1 from counter 0 is RFC 8439's block (counter 1), word 0.
+  std::uint32_t lanes[kChaChaLanes][kChaChaBlockWords];
+  chacha20_blocks(key, 0, nonce, lanes);
+  EXPECT_EQ(lanes[1][0], 0xe4e7f110u);
 }
 
 TEST(RandomWords, StreamIdLayout) {
