@@ -22,7 +22,9 @@ void Sampler::for_each_chunk(std::uint64_t stream, std::uint32_t row, std::size_
   }
   for (; first < n; first += 4) {  // a tail shorter than a group
     chacha20_block(key, static_cast<std::uint32_t>(first >> 2), nonce, blocks[0]);
-    for (std::size_t c = 0; c < 4 && first + c < n; ++c) sink(first + c, chunk_of_block(blocks[0], static_cast<int>(c)));
+    for (std::size_t c = 0; c < 4 && first + c < n; ++c) {
+      sink(first + c, chunk_of_block(blocks[0], static_cast<int>(c)));
+    }
   }
 }
 
