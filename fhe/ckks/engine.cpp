@@ -72,20 +72,27 @@ void CkksEngine::generate_keys(const std::vector<int>& rotation_steps, bool conj
   auto keys = std::make_shared<EngineKeys>();
   keys->secret = key_generator_->secret_key();
   keys->public_key = key_generator_->public_key(keys->secret);
-  keys->relinearization = key_generator_->relinearization_key(keys->secret);
   std::set<std::uint64_t> elements;
   for (int step : rotation_steps) elements.insert(galois_element_for_step(step));
   if (conjugation) elements.insert(conjugation_galois_element(preset_.log_n));
   elements.erase(1);  // rotation by 0 (mod N/2) needs no key
-  // Keys are independent and their randomness is counter-based, so they are
-  // generated in parallel with the same words as one after another.
-  const std::vector<std::uint64_t> ordered(elements.begin(), elements.end());
-  std::vector<KeySwitchKey> galois(ordered.size());
-  parallel_for(ordered.size(),
-               [&](std::size_t i) { galois[i] = key_generator_->galois_key(keys->secret, ordered[i]); });
-  for (std::size_t i = 0; i < ordered.size(); ++i) {
-    keys->galois.emplace(ordered[i], std::move(galois[i]));
-    keys->galois_permutations.emplace(ordered[i], galois_ntt_permutation(ordered[i], preset_.log_n));
+  // The switch keys by instance: 0 the relinearization key, then the Galois
+  // elements. Their digits are independent and their randomness counter-
+  // based, so every (key, digit) is built in parallel (a few keys still use
+  // every core) with the same words as one after another.
+  std::vector<std::uint64_t> instances{0};
+  instances.insert(instances.end(), elements.begin(), elements.end());
+  const std::size_t digits = key_generator_->digit_count();
+  std::vector<KeySwitchKey> switch_keys(instances.size());
+  for (KeySwitchKey& key : switch_keys) key.components.resize(digits);
+  parallel_for(instances.size() * digits, [&](std::size_t task) {
+    const std::size_t k = task / digits, j = task % digits;
+    switch_keys[k].components[j] = key_generator_->switch_key_component(keys->secret, instances[k], j);
+  });
+  keys->relinearization = std::move(switch_keys[0]);
+  for (std::size_t k = 1; k < instances.size(); ++k) {
+    keys->galois.emplace(instances[k], std::move(switch_keys[k]));
+    keys->galois_permutations.emplace(instances[k], galois_ntt_permutation(instances[k], preset_.log_n));
   }
   keys_ = std::move(keys);
 }

@@ -27,53 +27,38 @@ PublicKey KeyGenerator::public_key(const SecretKey& secret) const {
   return key;
 }
 
-KeySwitchKey KeyGenerator::switch_key(const SecretKey& secret, const RnsPoly& target,
-                                      std::uint64_t instance) const {
+std::size_t KeyGenerator::digit_count() const { return key_switch_digits(preset_).size(); }
+
+KeySwitchComponent KeyGenerator::switch_key_component(const SecretKey& secret, std::uint64_t instance,
+                                                      std::size_t digit) const {
+  const ntt::RowRange own = key_switch_digits(preset_).at(digit);
+  // s' on the digit's own Q rows, the only rows where it enters the key.
+  RnsPoly s_prime = secret.ntt.copy_rows(own);
+  if (instance == 0) {
+    multiply_inplace(s_prime, secret.ntt, basis_);  // s^2
+  } else {
+    RnsPoly s_galois;
+    apply_galois_ntt(s_prime, galois_ntt_permutation(instance, preset_.log_n), s_galois);
+    s_prime = std::move(s_galois);
+  }
   const ntt::RowRange qp_rows{0, preset_.qp_rows()};
-  // P mod q_i for every Q row: the digit idempotent's value on its own rows.
-  std::vector<std::uint64_t> p_mod_q(preset_.q_primes.size());
-  for (std::size_t i = 0; i < p_mod_q.size(); ++i) {
-    std::uint64_t product = 1;
-    for (std::uint64_t p : preset_.p_primes) {
-      product = mul_mod(product, p % basis_.prime(i), basis_.modulus(i));
-    }
-    p_mod_q[i] = product;
+  const auto component = static_cast<std::uint32_t>(digit);
+  KeySwitchComponent c;
+  c.a = RnsPoly(qp_rows.first, qp_rows.count, preset_.n(), true);
+  sampler_.fill_uniform(c.a, make_stream_id(RandomPurpose::switch_key_a, instance, component), basis_);
+  const auto e = sampler_.gaussian(make_stream_id(RandomPurpose::switch_key_e, instance, component), preset_.n());
+  c.b = small_poly_ntt(e, qp_rows, basis_, plan_);
+  multiply_sub_inplace(c.b, c.a, secret.ntt, basis_);  // b = e - a s
+  // + P s' on the digit's own rows (P mod q_i: the digit idempotent's value there).
+  for (std::size_t id = own.first; id < own.first + own.count; ++id) {
+    const Modulus<std::uint64_t>& q = basis_.modulus(id);
+    std::uint64_t p_mod_q = 1;
+    for (std::uint64_t p : preset_.p_primes) p_mod_q = mul_mod(p_mod_q, p % q.value, q);
+    std::uint64_t* b = c.b.row(id);
+    const std::uint64_t* s = s_prime.row(id);
+    for (std::size_t k = 0; k < preset_.n(); ++k) b[k] = add_mod(b[k], mul_mod(p_mod_q, s[k], q), q.value);
   }
-  KeySwitchKey key;
-  const auto digits = key_switch_digits(preset_);
-  for (std::size_t j = 0; j < digits.size(); ++j) {
-    const auto component = static_cast<std::uint32_t>(j);
-    KeySwitchComponent c;
-    c.a = RnsPoly(qp_rows.first, qp_rows.count, preset_.n(), true);
-    sampler_.fill_uniform(c.a, make_stream_id(RandomPurpose::switch_key_a, instance, component), basis_);
-    const auto e = sampler_.gaussian(make_stream_id(RandomPurpose::switch_key_e, instance, component),
-                                     preset_.n());
-    c.b = small_poly_ntt(e, qp_rows, basis_, plan_);
-    multiply_sub_inplace(c.b, c.a, secret.ntt, basis_);  // b = e - a s
-    for (std::size_t id = digits[j].first; id < digits[j].first + digits[j].count; ++id) {
-      const Modulus<std::uint64_t>& q = basis_.modulus(id);
-      std::uint64_t* b = c.b.row(id);
-      const std::uint64_t* s_prime = target.row(id);
-      for (std::size_t k = 0; k < preset_.n(); ++k) {
-        b[k] = add_mod(b[k], mul_mod(p_mod_q[id], s_prime[k], q), q.value);
-      }
-    }
-    key.components.push_back(std::move(c));
-  }
-  return key;
-}
-
-KeySwitchKey KeyGenerator::relinearization_key(const SecretKey& secret) const {
-  RnsPoly s_squared = secret.ntt.copy_rows({0, preset_.q_primes.size()});
-  multiply_inplace(s_squared, secret.ntt, basis_);
-  return switch_key(secret, s_squared, 0);
-}
-
-KeySwitchKey KeyGenerator::galois_key(const SecretKey& secret, std::uint64_t galois_element) const {
-  RnsPoly s_q = secret.ntt.copy_rows({0, preset_.q_primes.size()});
-  RnsPoly s_galois;
-  apply_galois_ntt(s_q, galois_ntt_permutation(galois_element, preset_.log_n), s_galois);
-  return switch_key(secret, s_galois, galois_element);
+  return c;
 }
 
 }  // namespace fhe

@@ -22,15 +22,16 @@ class KeyGenerator {
 
   SecretKey secret_key() const;
   PublicKey public_key(const SecretKey& secret) const;
-  // Relinearization: switches from s^2 to s.
-  KeySwitchKey relinearization_key(const SecretKey& secret) const;
-  // Switches from s(X^g) to s.
-  KeySwitchKey galois_key(const SecretKey& secret, std::uint64_t galois_element) const;
 
-  // The key from `target` (NTT form, covering the Q rows) to s; `instance`
-  // names the key's random streams (0 for relinearization, else g).
-  KeySwitchKey switch_key(const SecretKey& secret, const RnsPoly& target,
-                          std::uint64_t instance) const;
+  // Digit `digit` (of digit_count()) of the switch key from s' to s. The
+  // instance names s' and the key's random streams: 0 for relinearization
+  // (s' = s^2), else a Galois element g (s' = s(X^g)). Digits are
+  // independent and their randomness counter-based, so they may be built
+  // in any order, on any thread, with the same words (CkksEngine builds
+  // every key's digits in parallel).
+  std::size_t digit_count() const;
+  KeySwitchComponent switch_key_component(const SecretKey& secret, std::uint64_t instance,
+                                          std::size_t digit) const;
 
  private:
   const Preset& preset_;

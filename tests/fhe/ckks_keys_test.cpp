@@ -5,6 +5,7 @@
 
 #include "fhe/ckks/engine.h"
 #include "fhe/ckks/galois.h"
+#include "fhe/ckks/key_generator.h"
 #include "fhe/ckks/poly_arith.h"
 #include "fhe/core/error.h"
 #include "tests/fhe/ckks_test_util.h"
@@ -89,6 +90,24 @@ TEST(CkksKeys, KeySwitchKeysCarryTheDigitIdempotentTimesP) {
       for (std::size_t id = 0; id < preset.qp_rows(); ++id) {
         EXPECT_LE(max_magnitude(centered_row(engine, error, id)), 19) << "digit " << j << " row " << id;
       }
+    }
+  }
+}
+
+// The engine builds every (key, digit) on its own thread; one generator
+// building the digits one at a time, last digit first, gives its words.
+TEST(CkksKeys, DigitsBuiltInAnyOrderGiveTheEngineWords) {
+  CkksEngine engine(kSmall, {.seed = 5});
+  engine.generate_keys({3});
+  const Sampler sampler(engine.seed());
+  const KeyGenerator generator(engine.preset(), engine.rns_basis(), engine.ntt_plan(), sampler);
+  const std::uint64_t g = engine.galois_element_for_step(3);
+  for (const auto& [instance, key] : {std::pair{std::uint64_t{0}, &engine.relinearization_key()},
+                                      std::pair{g, &engine.galois_key(g)}}) {
+    ASSERT_EQ(key->components.size(), generator.digit_count());
+    for (std::size_t j = generator.digit_count(); j-- > 0;) {
+      EXPECT_EQ(generator.switch_key_component(engine.secret_key(), instance, j), key->components[j])
+          << "instance " << instance << ", digit " << j;
     }
   }
 }
