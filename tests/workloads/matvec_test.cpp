@@ -186,9 +186,11 @@ TEST(MatvecWorkload, WorkersAndChunksChangeNothingUnderLazyModDown) {
 // order with the words of encoding one at a time (BSGS pre-rotated by the
 // giant step; lazy-moddown over QP).
 TEST(MatvecProblem, ParallelDiagonalEncodingGivesTheSerialWordsInTheListedOrder) {
-  const fhe::CkksEngine engine(kPreset, fhe::EngineOptions{.seed = 3});
-  for (const MatvecConfig config : {MatvecConfig{.dim = 32, .method = MatvecMethod::bsgs},
-                                    MatvecConfig{.dim = 32, .policy = DiagonalPolicy::lazy_moddown}}) {
+  // The oracle's CPU plan and a compact backend's (its own local blocks).
+  for (const auto& [backend, config] :
+       {std::pair{"radix2_indexed", MatvecConfig{.dim = 32, .method = MatvecMethod::bsgs}},
+        std::pair{"radix16_compact", MatvecConfig{.dim = 32, .policy = DiagonalPolicy::lazy_moddown}}}) {
+    const fhe::CkksEngine engine(kPreset, fhe::EngineOptions{.ntt_backend = backend, .seed = 3});
     const MatvecProblem problem = make_matvec_problem(config.dim, engine.slot_count(), config.seed);
     const int g = bsgs_baby_steps(config);
     const bool bsgs = config.method == MatvecMethod::bsgs;
