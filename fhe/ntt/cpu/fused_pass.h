@@ -15,6 +15,35 @@
 namespace fhe::ntt {
 
 inline constexpr int kMaxFusedStages = 8;
+// Blocks at adjacent offsets share every twiddle: a pass at stride >= this
+// many words transforms this many of them side by side, so each twiddle
+// and each loop step serves a cache line of columns.
+inline constexpr std::size_t kFusedColumns = 8;
+
+// The g stages of one pass on `columns` adjacent blocks held column-wise in
+// local[k * columns + c] (word k of block c).
+template <typename Word, bool Forward, std::size_t Columns, typename Twiddle>
+void fused_stages(Word* local, std::size_t span, int first_stage, int stage_count, std::size_t block, Word q,
+                  Twiddle& twiddle) {
+  for (int step = 0; step < stage_count; ++step) {
+    // Forward visits the pass's stages first to last, inverse last to first.
+    const int r = Forward ? step : stage_count - 1 - step;
+    const std::size_t half = span >> (r + 1);
+    const std::size_t local_groups = std::size_t{1} << r;
+    for (std::size_t lg = 0; lg < local_groups; ++lg) {
+      const auto [w, w_shoup] = twiddle(first_stage + r, (block << r) + lg);
+      Word* top = local + 2 * lg * half * Columns;
+      Word* bottom = top + half * Columns;
+      for (std::size_t k = 0; k < half * Columns; ++k) {
+        if constexpr (Forward) {
+          forward_butterfly<Word>(top[k], bottom[k], w, w_shoup, q);
+        } else {
+          inverse_butterfly<Word>(top[k], bottom[k], w, w_shoup, q);
+        }
+      }
+    }
+  }
+}
 
 // twiddle(stage, group) -> std::pair<Word, Word> (value, Shoup companion)
 // for the forward (or inverse) twiddle of that global stage and group.
@@ -26,30 +55,29 @@ void fused_pass(std::uint64_t* row, int log_n, int first_stage, int stage_count,
   const std::size_t stride = n >> (first_stage + stage_count);
   const std::size_t block_size = n >> first_stage;
   const std::size_t blocks = std::size_t{1} << first_stage;
-  Word local[std::size_t{1} << kMaxFusedStages];
-
-  for (std::size_t block = 0; block < blocks; ++block) {
+  Word local[(std::size_t{1} << kMaxFusedStages) * kFusedColumns];
+  // Every offset of a block, Columns adjacent offsets at a time.
+  auto run_block = [&]<std::size_t Columns>(std::size_t block) {
     std::uint64_t* base = row + block * block_size;
-    for (std::size_t offset = 0; offset < stride; ++offset) {
-      for (std::size_t k = 0; k < span; ++k) local[k] = static_cast<Word>(base[offset + k * stride]);
-      for (int step = 0; step < stage_count; ++step) {
-        // Forward visits the pass's stages first to last, inverse last to first.
-        const int r = Forward ? step : stage_count - 1 - step;
-        const std::size_t half = span >> (r + 1);
-        const std::size_t local_groups = std::size_t{1} << r;
-        for (std::size_t lg = 0; lg < local_groups; ++lg) {
-          const auto [w, w_shoup] = twiddle(first_stage + r, (block << r) + lg);
-          Word* top = local + 2 * lg * half;
-          for (std::size_t k = 0; k < half; ++k) {
-            if constexpr (Forward) {
-              forward_butterfly<Word>(top[k], top[k + half], w, w_shoup, q);
-            } else {
-              inverse_butterfly<Word>(top[k], top[k + half], w, w_shoup, q);
-            }
-          }
+    for (std::size_t offset = 0; offset < stride; offset += Columns) {
+      for (std::size_t k = 0; k < span; ++k) {
+        for (std::size_t c = 0; c < Columns; ++c) {
+          local[k * Columns + c] = static_cast<Word>(base[offset + c + k * stride]);
         }
       }
-      for (std::size_t k = 0; k < span; ++k) base[offset + k * stride] = local[k];
+      fused_stages<Word, Forward, Columns>(local, span, first_stage, stage_count, block, q, twiddle);
+      for (std::size_t k = 0; k < span; ++k) {
+        for (std::size_t c = 0; c < Columns; ++c) {
+          base[offset + c + k * stride] = local[k * Columns + c];
+        }
+      }
+    }
+  };
+  for (std::size_t block = 0; block < blocks; ++block) {
+    if (stride % kFusedColumns == 0) {
+      run_block.template operator()<kFusedColumns>(block);
+    } else {
+      run_block.template operator()<1>(block);
     }
   }
 }
