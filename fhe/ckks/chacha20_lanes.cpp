@@ -6,9 +6,16 @@
 // baseline copy (a 39-row fill_uniform took 36 ms instead of 25).
 #include "fhe/ckks/chacha20_lanes.h"
 
+// x86-64 only: other targets build the one baseline function.
+#if defined(__x86_64__)
+#define FHE_CHACHA_CLONES gnu::target_clones("avx2", "default"),
+#else
+#define FHE_CHACHA_CLONES
+#endif
+
 namespace fhe {
 
-[[gnu::target_clones("avx2", "default"), gnu::flatten]]
+[[FHE_CHACHA_CLONES gnu::flatten]]
 void chacha20_blocks(const std::uint32_t key[8], std::uint32_t first_counter, const std::uint32_t nonce[3],
                      std::uint32_t out[kChaChaLanes][kChaChaBlockWords]) {
   using Lanes = std::uint32_t __attribute__((vector_size(4 * kChaChaLanes)));
