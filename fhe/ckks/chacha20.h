@@ -62,6 +62,7 @@ FHE_HD void chacha20_block_of(const std::uint32_t key[8], const Word& counter, c
   for (int i = 0; i < kChaChaBlockWords; ++i) out[i] = x[i] + input[i];
 }
 
+// One block (RFC 8439, section 2.3): what every sampler's words come from.
 FHE_HD void chacha20_block(const std::uint32_t key[8], std::uint32_t counter,
                            const std::uint32_t nonce[3], std::uint32_t out[kChaChaBlockWords]) {
   chacha20_block_of(key, counter, nonce, out);

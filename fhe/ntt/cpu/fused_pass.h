@@ -73,8 +73,9 @@ void fused_pass(std::uint64_t* row, int log_n, int first_stage, int stage_count,
       }
     }
   };
+  const bool side_by_side = stride % kFusedColumns == 0;  // not the stride-1 region pass
   for (std::size_t block = 0; block < blocks; ++block) {
-    if (stride % kFusedColumns == 0) {
+    if (side_by_side) {
       run_block.template operator()<kFusedColumns>(block);
     } else {
       run_block.template operator()<1>(block);
