@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -145,25 +146,30 @@ CudaCiphertext CudaEvaluator::make_extended(std::size_t capacity_parts) const {
   return CudaCiphertext(qp_rows_, n_, capacity_parts);
 }
 
-void CudaEvaluator::upload(const Ciphertext& host, CudaCiphertext& device) const {
+void CudaEvaluator::take_upload(std::span<const RnsPoly> parts, int level, double scale,
+                                CudaCiphertext& device) const {
   // Into a make_ciphertext or a make_extended buffer; the row check below
   // refuses a host polynomial of the other kind. Checked before anything changes.
   if (device.max_rows() != qp_rows_) check_output(device, "upload");
-  if (host.size() < 1 || host.size() > 3) throw InvalidArgument("upload: a ciphertext of 1 to 3 parts");
-  const std::size_t rows = device.max_rows() - std::min<std::size_t>(device.max_rows(), host.level);
-  for (std::size_t p = 0; p < host.size(); ++p) {
-    if (host.level < 0 || host.parts[p].first_row() != static_cast<std::size_t>(host.level) ||
-        host.parts[p].row_count() != rows || host.parts[p].n() != n_) {
+  if (parts.size() < 1 || parts.size() > 3) throw InvalidArgument("upload: a ciphertext of 1 to 3 parts");
+  const std::size_t rows = device.max_rows() - std::min<std::size_t>(device.max_rows(), level);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (level < 0 || parts[p].first_row() != static_cast<std::size_t>(level) || parts[p].row_count() != rows ||
+        parts[p].n() != n_) {
       throw InvalidArgument("upload: part " + std::to_string(p) + " does not hold the buffer's rows from level " +
-                            std::to_string(host.level));
+                            std::to_string(level));
     }
   }
-  if (host.size() * rows * n_ > device.capacity_words()) {
-    throw InvalidArgument("upload: " + std::to_string(host.size()) + " parts exceed the buffer's capacity");
+  if (parts.size() * rows * n_ > device.capacity_words()) {
+    throw InvalidArgument("upload: " + std::to_string(parts.size()) + " parts exceed the buffer's capacity");
   }
-  device.parts = host.size();
-  device.level = host.level;
-  device.scale = host.scale;
+  device.parts = parts.size();
+  device.level = level;
+  device.scale = scale;
+}
+
+void CudaEvaluator::upload(const Ciphertext& host, CudaCiphertext& device) const {
+  take_upload(host.parts, host.level, host.scale, device);
   for (std::size_t p = 0; p < host.size(); ++p) {
     FHE_CUDA_CHECK(cudaMemcpyAsync(device.part(p), host.parts[p].data(), device.part_words() * 8,
                                    cudaMemcpyHostToDevice, stream()));
@@ -171,7 +177,16 @@ void CudaEvaluator::upload(const Ciphertext& host, CudaCiphertext& device) const
 }
 
 void CudaEvaluator::upload(const Plaintext& host, CudaCiphertext& device) const {
-  upload(Ciphertext{{host.poly}, host.level, host.scale}, device);
+  take_upload(std::span(&host.poly, 1), host.level, host.scale, device);
+  FHE_CUDA_CHECK(cudaMemcpyAsync(device.part(0), host.poly.data(), device.part_words() * 8, cudaMemcpyHostToDevice,
+                                 stream()));
+}
+
+void CudaEvaluator::upload(const Plaintext& host, CudaCiphertext& device, cuda::StagedUploader& staging) const {
+  take_upload(std::span(&host.poly, 1), host.level, host.scale, device);
+  staging.upload(device.part(0), device.part_words() * 8, [&](std::span<std::uint8_t> bytes) {
+    std::memcpy(bytes.data(), host.poly.data(), bytes.size());
+  });
 }
 
 Ciphertext CudaEvaluator::download(const CudaCiphertext& device) const {
@@ -841,6 +856,14 @@ CudaPackedPlain CudaEvaluator::make_packed_extended() const {
 }
 
 void CudaEvaluator::upload_packed(const Plaintext& host, CudaPackedPlain& device) const {
+  cuda::DeviceGuard guard(device_);
+  cuda::StagedUploader staging;
+  upload_packed(host, device, staging);
+  staging.finish();
+}
+
+void CudaEvaluator::upload_packed(const Plaintext& host, CudaPackedPlain& device,
+                                  cuda::StagedUploader& staging) const {
   const std::vector<std::uint64_t> qp = engine_.preset().qp_primes();
   const auto first = static_cast<std::size_t>(host.level);
   const ntt::RowRange rows = schedules_.at(host.level).extended_rows;
@@ -850,10 +873,9 @@ void CudaEvaluator::upload_packed(const Plaintext& host, CudaPackedPlain& device
                           "expected (" + where(engine_, "upload_packed", host.level) + ")");
   }
   const PackedRows layout = packed_rows(std::span<const std::uint64_t>(qp).subspan(first), n_);
-  std::vector<std::uint8_t> bytes(layout.bytes());
-  pack_rows(std::span<const std::uint64_t>(host.poly.data(), rows.count * n_), layout, bytes);
-  FHE_CUDA_CHECK(cudaMemcpyAsync(device.bytes.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, stream()));
-  synchronize();  // `bytes` is freed on return
+  staging.upload(device.bytes.data(), layout.bytes(), [&](std::span<std::uint8_t> bytes) {
+    pack_rows(std::span<const std::uint64_t>(host.poly.data(), rows.count * n_), layout, bytes);
+  });
   device.layout = layout;
   device.level = host.level;
   device.scale = host.scale;

@@ -37,6 +37,7 @@
 #include "evaluator/cuda/level_constants.h"
 #include "evaluator/key_switch_schedule.h"
 #include "fhe/ckks/engine.h"
+#include "fhe/cuda/staged_upload.h"
 #include "fhe/cuda/stream.h"
 #include "fhe/ntt/cuda/kernel_params.h"
 
@@ -91,6 +92,11 @@ class CudaEvaluator {
   // Host <-> device (ordered on stream(); download synchronises).
   void upload(const Ciphertext& host, CudaCiphertext& device) const;
   void upload(const Plaintext& host, CudaCiphertext& device) const;  // one part
+  // Many plaintexts in a row (a matvec's diagonals): each formed in
+  // `staging`'s pinned buffers and copied on its stream while the next is
+  // formed; on the device once staging.finish() returns. No work may be
+  // pending on `device`.
+  void upload(const Plaintext& host, CudaCiphertext& device, cuda::StagedUploader& staging) const;
   Ciphertext download(const CudaCiphertext& device) const;
   // Device-to-device copy of words and metadata (restoring inputs).
   void copy(const CudaCiphertext& from, CudaCiphertext& to) const;
@@ -157,9 +163,10 @@ class CudaEvaluator {
                            std::span<CudaCiphertext> outs) const;
   // A level-0 buffer for packed extended plaintexts, and `host` (from
   // CkksEngine::encode_extended) packed into it (synchronises: a setup
-  // step, not an operation).
+  // step, not an operation), or, for many, through `staging` as upload's.
   CudaPackedPlain make_packed_extended() const;
   void upload_packed(const Plaintext& host, CudaPackedPlain& device) const;
+  void upload_packed(const Plaintext& host, CudaPackedPlain& device, cuda::StagedUploader& staging) const;
   // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
   void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
   // Evaluator::mod_down_rescale with the same words: the sum / (P q_level),
@@ -175,6 +182,9 @@ class CudaEvaluator {
   const cuda::LevelConstants& level_constants(int level) const;
   const cuda::DeviceSwitchKey& galois_key(std::uint64_t element) const;
   void check_output(const CudaCiphertext& out, const char* op) const;
+  // Checks that `parts` (rows level..) fit `device`, then gives it their
+  // level, scale and part count (the words are the caller's to copy).
+  void take_upload(std::span<const RnsPoly> parts, int level, double scale, CudaCiphertext& device) const;
   // An extended buffer (make_extended) with room for `parts` parts at level 0.
   void check_extended(const CudaCiphertext& x, const char* op, std::size_t parts = 1) const;
   // The operands and output of one plaintext-weighted sum; returns its scale.

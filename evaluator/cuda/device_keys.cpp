@@ -1,74 +1,39 @@
 // Uploading the engine's keys once.
 #include "evaluator/cuda/device_keys.h"
 
-#include <array>
 #include <span>
 
 #include "evaluator/cuda_workspace.h"
 #include "fhe/core/error.h"
 #include "fhe/core/parallel_for.h"
-#include "fhe/cuda/pinned_buffer.h"
-#include "fhe/cuda/stream.h"
+#include "fhe/cuda/staged_upload.h"
 
 namespace fhe::cuda {
 namespace {
 
 // Key-switching keys are almost all of the upload (305 MiB each at the
-// default preset; 35 of them for the BSGS matvec, 128 for the diagonal).
-// Each key's digits are packed on every core into one of two pinned staging
-// buffers, and that buffer is copied on a stream while the next key is
-// packed into the other: the copy runs at the link's pinned rate, hidden
-// behind the packing, where a pageable copy was staged on one thread.
-class SwitchKeyUploader {
- public:
-  explicit SwitchKeyUploader(const SwitchKeyLayout& layout) : layout_(layout) {}
-  SwitchKeyUploader(const SwitchKeyUploader&) = delete;
-  SwitchKeyUploader& operator=(const SwitchKeyUploader&) = delete;
-  // The staging buffers must outlive the copies that read them (also when
-  // an upload threw midway).
-  ~SwitchKeyUploader() { cudaStreamSynchronize(stream_.get()); }
-
-  // Returns once the key is packed; its copy may still be in flight.
-  DeviceSwitchKey upload(const KeySwitchKey& key, const std::string& what) {
-    Slot& slot = slots_[next_++ % slots_.size()];
-    if (slot.used) slot.copied.synchronize();
-    const std::size_t digit_bytes = layout_.digit_bytes(), components = key.components.size();
-    if (slot.staging.size() < components * digit_bytes) {  // pinned on first use: one key, one buffer
-      slot.staging = PinnedBuffer<std::uint8_t>(components * digit_bytes, what);
-    }
-    DeviceSwitchKey out;
-    out.components = components;
-    out.bytes = DeviceBuffer<std::uint8_t>(components * digit_bytes, what);
-    parallel_for(components, [&](std::size_t c) {
+// default preset; 35 of them for the BSGS matvec, 128 for the diagonal):
+// each key's digits are packed on every core into the uploader's staging
+// while the previous key is copied.
+DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, const SwitchKeyLayout& layout, const std::string& what,
+                                  StagedUploader& uploader) {
+  const std::size_t digit_bytes = layout.digit_bytes();
+  DeviceSwitchKey out;
+  out.components = key.components.size();
+  out.bytes = DeviceBuffer<std::uint8_t>(out.components * digit_bytes, what);
+  uploader.upload(out.bytes.data(), out.bytes.size(), [&](std::span<std::uint8_t> staging) {
+    parallel_for(out.components, [&](std::size_t c) {
       const KeySwitchComponent& component = key.components[c];
-      if (component.b.words().size() != layout_.rows * layout_.n ||
-          component.a.words().size() != layout_.rows * layout_.n) {
+      if (component.b.words().size() != layout.rows * layout.n ||
+          component.a.words().size() != layout.rows * layout.n) {
         throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
       }
-      pack_switch_key_digit(component.b.words(), component.a.words(), layout_,
-                            slot.staging.span().subspan(c * digit_bytes, digit_bytes));
+      pack_switch_key_digit(component.b.words(), component.a.words(), layout,
+                            staging.subspan(c * digit_bytes, digit_bytes));
     });
-    FHE_CUDA_CHECK(cudaMemcpyAsync(out.bytes.data(), slot.staging.data(), components * digit_bytes,
-                                   cudaMemcpyHostToDevice, stream_.get()),
-                   what);
-    slot.copied.record(stream_.get());
-    slot.used = true;
-    return out;
-  }
-  // Every key on the device, for work on any stream.
-  void finish() const { stream_.synchronize(); }
-
- private:
-  struct Slot {
-    PinnedBuffer<std::uint8_t> staging;
-    Event copied;  // the last copy from `staging`
-    bool used = false;
-  };
-  SwitchKeyLayout layout_;
-  Stream stream_;
-  std::array<Slot, 2> slots_;
-  std::size_t next_ = 0;
-};
+  });
+  return out;
+}
 
 // b then a, each over the Q rows.
 DeviceBuffer<std::uint64_t> upload_public_key(const PublicKey& key, std::size_t half) {
@@ -97,10 +62,12 @@ DeviceKeys upload_keys(const CkksEngine& engine) {
                                                        "secret key");
   keys.public_key =
       upload_public_key(engine.public_key(), engine.preset().q_primes.size() * engine.ntt_plan().n());
-  SwitchKeyUploader uploader(keys.switch_key_layout);
-  keys.relinearization = uploader.upload(engine.relinearization_key(), "relinearization key");
+  StagedUploader uploader;
+  keys.relinearization =
+      upload_switch_key(engine.relinearization_key(), keys.switch_key_layout, "relinearization key", uploader);
   for (const auto& [element, key] : engine.galois_keys()) {
-    DeviceSwitchKey device = uploader.upload(key, "Galois key " + std::to_string(element));
+    DeviceSwitchKey device =
+        upload_switch_key(key, keys.switch_key_layout, "Galois key " + std::to_string(element), uploader);
     const std::vector<std::uint32_t>& table = engine.galois_permutation(element);
     device.galois_table = DeviceBuffer<std::uint32_t>::from_host(std::span<const std::uint32_t>(table),
                                                                  "Galois table " + std::to_string(element));

@@ -12,6 +12,7 @@
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 #include "fhe/cuda/graph.h"
+#include "fhe/cuda/staged_upload.h"
 #include "fhe/cuda/stream.h"
 #include "workloads/matvec/diagonal_encoding.h"
 #include "workloads/matvec/matvec_workload.h"
@@ -203,17 +204,18 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   for (int s = 0; s < config_.dim; ++s) {
     if (share_uses_diagonal(config_, share_, s)) used.push_back(s);
   }
+  cuda::StagedUploader staging;  // one diagonal copied while the next is formed
   encode_diagonals(engine_, problem_, config_, used, [&](int s, Plaintext diagonal) {
     const auto i = static_cast<std::size_t>(s);
     if (lazy && bsgs) {  // read only by the inner sums, which stream them: packed
       packed_diagonals_[i] = main.make_packed_extended();
-      main.upload_packed(diagonal, packed_diagonals_[i]);
+      main.upload_packed(diagonal, packed_diagonals_[i], staging);
     } else {
       diagonals_[i] = lazy ? main.make_extended(1) : CudaCiphertext(rows, n, 1);
-      main.upload(diagonal, diagonals_[i]);
+      main.upload(diagonal, diagonals_[i], staging);
     }
   });
-  main.synchronize();
+  staging.finish();
 }
 
 CudaMatvec::~CudaMatvec() = default;
