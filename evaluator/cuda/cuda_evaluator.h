@@ -162,8 +162,9 @@ class CudaEvaluator {
                            std::span<const std::vector<const CudaPackedPlain*>> plains,
                            std::span<CudaCiphertext> outs) const;
   // A level-0 buffer for packed extended plaintexts, and `host` (from
-  // CkksEngine::encode_extended) packed into it (synchronises: a setup
-  // step, not an operation), or, for many, through `staging` as upload's.
+  // CkksEngine::encode_extended) packed into it: alone (synchronises, and
+  // pins a staging buffer for the one plaintext: about 10 ms at the default
+  // preset, a setup step), or, for many, through `staging` as upload's.
   CudaPackedPlain make_packed_extended() const;
   void upload_packed(const Plaintext& host, CudaPackedPlain& device) const;
   void upload_packed(const Plaintext& host, CudaPackedPlain& device, cuda::StagedUploader& staging) const;
