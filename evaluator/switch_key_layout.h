@@ -62,5 +62,11 @@ std::size_t device_switch_key_bytes(const Preset& preset);
 // bytes (the kernels read them back with terms::load_key_pair, key_terms.cuh).
 void pack_switch_key_digit(std::span<const std::uint64_t> b, std::span<const std::uint64_t> a,
                            const SwitchKeyLayout& layout, std::span<std::uint8_t> out);
+// Only rows [first_row, first_row + row_count) of the digit, into their
+// places in `out` (the whole digit's bytes): disjoint row ranges may be
+// packed at once, on several threads.
+void pack_switch_key_rows(std::span<const std::uint64_t> b, std::span<const std::uint64_t> a,
+                          const SwitchKeyLayout& layout, std::size_t first_row, std::size_t row_count,
+                          std::span<std::uint8_t> out);
 
 }  // namespace fhe

@@ -13,23 +13,25 @@ namespace {
 
 // Key-switching keys are almost all of the upload (305 MiB each at the
 // default preset; 35 of them for the BSGS matvec, 128 for the diagonal):
-// each key's digits are packed on every core into the uploader's staging
-// while the previous key is copied.
+// each key is packed a (digit, row) task at a time on every core into the
+// uploader's staging while the previous key is copied.
 DeviceSwitchKey upload_switch_key(const KeySwitchKey& key, const SwitchKeyLayout& layout, const std::string& what,
                                   StagedUploader& uploader) {
+  for (std::size_t c = 0; c < key.components.size(); ++c) {
+    if (key.components[c].b.words().size() != layout.rows * layout.n ||
+        key.components[c].a.words().size() != layout.rows * layout.n) {
+      throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
+    }
+  }
   const std::size_t digit_bytes = layout.digit_bytes();
   DeviceSwitchKey out;
   out.components = key.components.size();
   out.bytes = DeviceBuffer<std::uint8_t>(out.components * digit_bytes, what);
   uploader.upload(out.bytes.data(), out.bytes.size(), [&](std::span<std::uint8_t> staging) {
-    parallel_for(out.components, [&](std::size_t c) {
-      const KeySwitchComponent& component = key.components[c];
-      if (component.b.words().size() != layout.rows * layout.n ||
-          component.a.words().size() != layout.rows * layout.n) {
-        throw InvalidArgument(what + ": component " + std::to_string(c) + " is not over all QP rows");
-      }
-      pack_switch_key_digit(component.b.words(), component.a.words(), layout,
-                            staging.subspan(c * digit_bytes, digit_bytes));
+    parallel_for(out.components * layout.rows, [&](std::size_t task) {
+      const KeySwitchComponent& component = key.components[task / layout.rows];
+      pack_switch_key_rows(component.b.words(), component.a.words(), layout, task % layout.rows, 1,
+                           staging.subspan(task / layout.rows * digit_bytes, digit_bytes));
     });
   });
   return out;

@@ -66,6 +66,25 @@ TEST(SwitchKeyLayout, PacksNarrowRowsAsLowPairsAndHighHalvesWideRowsWhole) {
   EXPECT_EQ(bytes_at(bytes, 152, 8), (std::vector<std::uint8_t>{0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01}));
 }
 
+// Rows packed one at a time, in any order (as the upload's tasks do), give
+// the digit's bytes; a range past the layout is refused.
+TEST(SwitchKeyLayout, RowsPackedApartGiveTheDigitsBytes) {
+  const SwitchKeyLayout layout = switch_key_layout(std::vector<std::uint64_t>{1099511922689ULL, 1099512004609ULL,
+                                                                              (std::uint64_t{1} << 60) - 93}, 4);
+  ASSERT_EQ(layout.narrow_rows, 2u);
+  std::vector<std::uint64_t> b(12), a(12);
+  for (std::size_t i = 0; i < 12; ++i) {
+    b[i] = (i < 8 ? std::uint64_t{0x9876'5432'10} : std::uint64_t{0x0fed'cba9'8765'4321}) + i * 977;
+    a[i] = (i < 8 ? std::uint64_t{0x1234'5678'9a} : std::uint64_t{0x0123'4567'89ab'cdef}) + i * 131;
+  }
+  std::vector<std::uint8_t> whole(layout.digit_bytes()), apart(layout.digit_bytes(), 0xEE);
+  pack_switch_key_digit(b, a, layout, whole);
+  for (std::size_t row : {2u, 0u, 1u}) pack_switch_key_rows(b, a, layout, row, 1, apart);
+  EXPECT_EQ(apart, whole);
+  EXPECT_THROW(pack_switch_key_rows(b, a, layout, 2, 2, apart), InvalidArgument);
+  EXPECT_THROW(pack_switch_key_rows(b, a, layout, 4, 0, apart), InvalidArgument);
+}
+
 TEST(SwitchKeyLayout, RefusesWordsThatDoNotFitAndWrongSizes) {
   const SwitchKeyLayout layout{2, 1, 4};
   std::vector<std::uint64_t> b(8, 5), a(8, 7);
