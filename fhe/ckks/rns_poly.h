@@ -8,12 +8,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "fhe/core/huge_page_allocator.h"
 #include "fhe/ntt/backend.h"
 
 namespace fhe {
 
 class RnsPoly {
  public:
+  // Large: on huge pages (fhe/core/huge_page_allocator.h).
+  using Words = std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>>;
+
   RnsPoly() = default;
   // Zero polynomial over rows [first_row, first_row + row_count).
   RnsPoly(std::size_t first_row, std::size_t row_count, std::size_t n, bool ntt_form);
@@ -36,7 +40,7 @@ class RnsPoly {
   }
   std::uint64_t* data() { return words_.data(); }
   const std::uint64_t* data() const { return words_.data(); }
-  const std::vector<std::uint64_t>& words() const { return words_; }
+  const Words& words() const { return words_; }
 
   // A copy of a sub-range of the rows (throws InvalidArgument outside them).
   RnsPoly copy_rows(ntt::RowRange rows) const;
@@ -48,7 +52,7 @@ class RnsPoly {
   std::size_t row_count_ = 0;
   std::size_t n_ = 0;
   bool ntt_form_ = false;
-  std::vector<std::uint64_t> words_;
+  Words words_;
 };
 
 }  // namespace fhe
