@@ -32,7 +32,7 @@ struct HugePageAllocator {
 
   T* allocate(std::size_t count) {
     const std::size_t bytes = count * sizeof(T);
-    if (bytes < kHugePageMinBytes) return static_cast<T*>(::operator new(bytes));
+    if (!huge(count)) return static_cast<T*>(::operator new(bytes));
     const std::size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
     void* pointer = std::aligned_alloc(kHugePageBytes, rounded);
     if (pointer == nullptr) throw std::bad_alloc();
@@ -42,14 +42,18 @@ struct HugePageAllocator {
     return static_cast<T*>(pointer);
   }
   void deallocate(T* pointer, std::size_t count) noexcept {
-    if (count * sizeof(T) < kHugePageMinBytes) {
-      ::operator delete(pointer);
-    } else {
+    if (huge(count)) {
       std::free(pointer);
+    } else {
+      ::operator delete(pointer);
     }
   }
 
   friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }
+
+ private:
+  // Decides where a buffer comes from, so that deallocate frees it there.
+  static bool huge(std::size_t count) { return count * sizeof(T) >= kHugePageMinBytes; }
 };
 
 }  // namespace fhe
