@@ -153,6 +153,14 @@ inline bool fills_latency_occupancy(std::size_t threads, int sm_count) {
   return threads > static_cast<std::size_t>(kMinBlocksPerSm) * kMaxBlockThreads * std::max(sm_count, 1);
 }
 
+// Tiles a shared-region block holds at most: 4 (64 threads), not the 16 a
+// 256-thread block would. The resident warps an SM stay the same (the
+// register cap sets them), but each barrier waits on 2 warps instead of 8.
+// On the H200 (docs/performance.md, session 27): 39-row transforms -3 %
+// forward and -6 % inverse, rotate_many[4] -1.7 %, a level-17 key switch
+// -1.5 %; 8 tiles gained slightly less.
+inline constexpr unsigned kRegionTilesPerBlock = 4;
+
 // Grids cover rows x items. Blocks shrink (down to one warp) while the grid
 // would leave SMs idle, so a single row still spreads over the chip; a
 // launch with few warps an SM (kSplitBelowWarpsPerSm) takes the split kernels,
@@ -163,7 +171,7 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
   LaunchShape shape;
   if (launch.kernel == KernelKind::shared_region) {
     const std::size_t tiles = rows << (log_n - kTileBits);
-    unsigned per_block = shrink_for_idle_sms(kMaxBlockThreads / kThreadsPerTile, 2, tiles, 1, sm_count);
+    unsigned per_block = shrink_for_idle_sms(kRegionTilesPerBlock, 2, tiles, 1, sm_count);
     shape.throughput = fills_latency_occupancy(((tiles + per_block - 1) / per_block) * per_block * kThreadsPerTile,
                                                sm_count);
     shape.split = allow_split && below_split_warps(tiles * kThreadsPerTile, sm_count);
