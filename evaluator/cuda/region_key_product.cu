@@ -15,7 +15,10 @@ using ntt::gpu::kPaddedTileWords;
 using ntt::gpu::kThreadsPerTile;
 using ntt::gpu::kTileBits;
 
-// The three phases of region_key_product.cuh with a barrier between them.
+// The three phases of region_key_product.cuh with a barrier between them:
+// a warp barrier after the columns (a digit tile's 16 threads lie in one
+// warp and the rows read only that tile), a block barrier before the key
+// product, which reads every digit's tile.
 // Register cap 85 (3 blocks of 256 threads): a cap of 128 (no spills) was
 // no faster on the H200 (docs/performance.md, session 7).
 template <typename Word, int Skip, bool Consecutive, bool Galois, int DigitsPerRound>
@@ -26,7 +29,7 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, blockIdx.y, threadIdx.x);
   digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, blockIdx.y);
-  __syncthreads();
+  __syncwarp();
   digit_tile_rows<Word, Skip, Consecutive>(f, shared, th);
   __syncthreads();
   fused_key_product<Word, Galois, DigitsPerRound>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
