@@ -28,18 +28,39 @@ struct ReportCommandOptions {
   std::vector<std::string> profiles;
 };
 
-// Creates DIR when its parent exists (only DIR itself, never a chain).
-void prepare_output_dir(const std::filesystem::path& dir) {
+// The output directory: an existing, writable one, or one whose parent
+// exists and is writable (the report creates DIR itself, never a chain).
+void check_output_dir(const std::filesystem::path& dir) {
   std::error_code error;
-  if (std::filesystem::exists(dir, error)) {
-    if (!std::filesystem::is_directory(dir, error))
-      throw fhe::InvalidArgument("output " + dir.string() + " is not a directory");
-  } else {
-    check_output_path(dir);  // its parent exists and is writable
-    std::filesystem::create_directory(dir, error);
-    if (error) throw fhe::InvalidArgument("cannot create output directory " + dir.string() + ": " + error.message());
+  if (!std::filesystem::exists(dir, error)) {
+    check_output_path(dir);
+    return;
   }
+  if (!std::filesystem::is_directory(dir, error))
+    throw fhe::InvalidArgument("output " + dir.string() + " is not a directory");
   check_output_path(dir / "report.html");
+}
+
+// The policy file may lie in the output directory that the report is about
+// to create (`--output report --emit-policy report/policy.json`).
+void check_policy_path(const std::filesystem::path& policy, const std::filesystem::path& dir) {
+  if (!policy.has_filename()) throw fhe::InvalidArgument("policy path " + policy.string() + " names a directory");
+  std::error_code error;
+  if (!std::filesystem::exists(dir, error)) {
+    std::error_code parent_error, dir_error;
+    const auto parent = std::filesystem::weakly_canonical(
+        policy.has_parent_path() ? policy.parent_path() : std::filesystem::path("."), parent_error);
+    const auto created = std::filesystem::weakly_canonical(dir, dir_error);
+    if (!parent_error && !dir_error && parent == created) return;  // check_output_dir answered for it
+  }
+  check_output_path(policy);
+}
+
+void create_output_dir(const std::filesystem::path& dir) {
+  std::error_code error;
+  if (std::filesystem::exists(dir, error)) return;
+  std::filesystem::create_directory(dir, error);
+  if (error) throw fhe::InvalidArgument("cannot create output directory " + dir.string() + ": " + error.message());
 }
 
 void run_report(const ReportCommandOptions& options, const std::vector<std::string>& argv) {
@@ -47,9 +68,9 @@ void run_report(const ReportCommandOptions& options, const std::vector<std::stri
   const std::vector<LoadedEvidence> inputs = load_evidence_files(paths);
   std::vector<LoadedProfile> profiles =
       load_profile_files(std::vector<std::filesystem::path>(options.profiles.begin(), options.profiles.end()));
-  if (!options.policy.empty()) check_output_path(options.policy);
   const std::filesystem::path dir = options.output;
-  prepare_output_dir(dir);
+  check_output_dir(dir);
+  if (!options.policy.empty()) check_policy_path(options.policy, dir);
 
   std::string command;
   for (const auto& arg : argv) command += (command.empty() ? "" : " ") + arg;
@@ -61,6 +82,7 @@ void run_report(const ReportCommandOptions& options, const std::vector<std::stri
   const nlohmann::json policy = policy_json(model.contexts, model.decisions, now);
   const nlohmann::json manifest = archive_manifest(inputs, command, now);
 
+  create_output_dir(dir);  // only now: a failure above leaves nothing behind
   write_file_atomically(dir / "report.md", [&](std::ostream& out) { out << markdown; });
   write_file_atomically(dir / "report.html", [&](std::ostream& out) { out << html; });
   if (!options.policy.empty())

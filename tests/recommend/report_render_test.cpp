@@ -87,6 +87,22 @@ TEST_F(H200Report, BinaryWritesReportPolicyAndArchive) {
   EXPECT_EQ(policy["entries"][0]["backend"], "radix2_compact_group8_smem8");
 }
 
+// The natural layout: the policy inside the output directory, which the
+// report creates.
+TEST_F(H200Report, PolicyMayLieInTheOutputDirectoryItCreates) {
+  const auto out = dir_.path() / "fresh";
+  ASSERT_FALSE(std::filesystem::exists(out));
+  std::string err;
+  ASSERT_EQ(run("report " + kernel_.string() + " --output " + out.string() + " --emit-policy " +
+                    (out / "policy.json").string(),
+                &err),
+            0)
+      << err;
+  EXPECT_NE(read_text(out / "report.md").find("| radix2_compact_group16_smem8 | #1 · S 1.0000"), std::string::npos);
+  const auto policy = nlohmann::json::parse(read_text(out / "policy.json"));
+  EXPECT_EQ(policy["entries"][0]["key"]["gpu_model"], "NVIDIA H200");
+}
+
 TEST_F(H200Report, BadInputExitsTwoAndWritesNothing) {
   const auto out = dir_.path() / "out";
   std::string err;
@@ -106,6 +122,16 @@ TEST_F(H200Report, BadInputExitsTwoAndWritesNothing) {
   EXPECT_EQ(run("report " + kernel_.string() + " --output " + out.string() + " --emit-policy " +
                     (dir_.path() / "nodir/policy.json").string(), &err),
             2);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // A policy path that names a directory, or lies below the new output directory.
+  EXPECT_EQ(run("report " + kernel_.string() + " --output " + out.string() + " --emit-policy " + out.string() + "/",
+                &err),
+            2);
+  EXPECT_EQ(err, "fhelium: error: policy path " + out.string() + "/ names a directory\n");
+  EXPECT_EQ(run("report " + kernel_.string() + " --output " + out.string() + " --emit-policy " +
+                    (out / "sub/policy.json").string(), &err),
+            2);
+  EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_EQ(run("report --output " + out.string(), &err), 2);  // no evidence file
 }
