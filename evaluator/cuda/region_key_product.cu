@@ -19,8 +19,10 @@ using ntt::gpu::kTileBits;
 // a warp barrier after the columns (a digit tile's 16 threads lie in one
 // warp and the rows read only that tile), a block barrier before the key
 // product, which reads every digit's tile.
-// Register cap 85 (3 blocks of 256 threads): a cap of 128 (no spills) was
-// no faster on the H200 (docs/performance.md, session 7).
+// Register cap of 3 blocks of 256 threads (80 registers: 4 blocks of 160 an
+// SM): on the H200 a cap of 128 (no spills) was no faster (session 7), 72
+// and 64 (5 and 6 blocks, more spills) slower (docs/performance.md, session 28).
+static_assert(32 % kThreadsPerTile == 0, "the warp barrier needs each digit tile's threads in one warp");
 template <typename Word, int Skip, bool Consecutive, bool Galois, int DigitsPerRound>
 __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
     region_key_product_kernel(const __grid_constant__ RegionKeyProductArgs<Word> f) {
