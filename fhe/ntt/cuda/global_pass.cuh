@@ -50,30 +50,52 @@ FHE_HD PassColumn locate_pass_column(const PassArgs<Word>& a, std::uint32_t row,
   return {base, stride_log, block, plan_row_of(a, row)};
 }
 
-// Where a pass item's words come from: its own column, or, on a lifted
-// first launch (PassArgs::lift), the same column of its batch block's
-// source row, each word lifted to the row's prime as it is loaded. The
-// kernels take the lift as a template flag (Lifted), so every other pass
-// compiles as if it did not exist.
-struct PassInput {
-  const std::uint64_t* base;  // word k of lane l at base + l + k * 2^stride_log
+// Where a pass item's words lie, as indices into the launch's arrays, whose
+// addresses the kernel takes from its parameters rather than holding them
+// in registers (session 29: the 64-bit 4-stage forward in 96 registers
+// instead of 128, and in 80 without spills, so its throughput launches run
+// 3 blocks an SM): word k of lane l at data[at + l + k * 2^stride_log]. On a
+// lifted first launch (PassArgs::lift) it comes from lift.rows[from + ...],
+// the same column of its batch block's source row, lifted to the row's
+// prime as it is loaded. The kernels take the lift as a template flag
+// (Lifted), so every other pass compiles as if it did not exist.
+struct PassWords {
+  std::size_t at, from;
   CentredLiftRow lift;
   std::uint64_t half, q;
 };
 
-template <typename Word>
-FHE_HD PassInput lifted_input(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col, Word q) {
-  const std::uint32_t block = a.batch_rows.quotient(row);
-  const std::size_t column = static_cast<std::size_t>(col.base - a.data) & ((std::size_t{1} << a.log_n) - 1);
-  return {a.lift.rows + (static_cast<std::size_t>(block) << a.log_n) + column,
-          a.lift.constants[row - block * a.batch_rows.value], a.lift.half, q};
+template <bool Lifted, typename Word>
+FHE_HD PassWords pass_words(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col, Word q) {
+  const auto at = static_cast<std::size_t>(col.base - a.data);
+  PassWords w{at, at, {}, 0, 0};
+  if constexpr (Lifted) {
+    const std::uint32_t block = a.batch_rows.quotient(row);
+    w.from = (static_cast<std::size_t>(block) << a.log_n) + (at & ((std::size_t{1} << a.log_n) - 1));
+    w.lift = a.lift.constants[row - block * a.batch_rows.value];
+    w.half = a.lift.half;
+    w.q = q;
+  }
+  return w;
 }
 
-// A word at `base` as the pass takes it: lifted when Lifted.
-template <bool Lifted>
-FHE_HD std::uint64_t pass_word(const PassInput& in, std::uint64_t x) {
-  if constexpr (Lifted) return centred_lift(x, in.half, in.lift, in.q);
-  return x;
+// The words at offset i (and i + 1) of a pass's input, as the pass takes them.
+template <bool Lifted, typename Word>
+FHE_HD std::uint64_t input_word(const PassArgs<Word>& a, const PassWords& w, std::size_t i) {
+  if constexpr (Lifted) return centred_lift(a.lift.rows[w.from + i], w.half, w.lift, w.q);
+  return a.data[w.at + i];
+}
+
+template <bool Lifted, typename Word>
+FHE_HD void input_two(const PassArgs<Word>& a, const PassWords& w, std::size_t i, std::uint64_t& first,
+                      std::uint64_t& second) {
+  if constexpr (Lifted) {
+    load_two(a.lift.rows + w.from + i, first, second);
+    first = centred_lift(first, w.half, w.lift, w.q);
+    second = centred_lift(second, w.half, w.lift, w.q);
+  } else {
+    load_two(a.data + w.at + i, first, second);
+  }
 }
 
 // The twiddles of stages 0..Count-1 of the pass for its block. Every global
@@ -105,20 +127,19 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
     StageTwiddles<Word, G> tw;
     load_pass_twiddles<Word, G>(tw, a, col, ar);
 
-    PassInput in{col.base, {}, 0, 0};
-    if constexpr (Lifted) in = lifted_input(a, row, col, c.q);
+    const PassWords words = pass_words<Lifted>(a, row, col, c.q);
     wait_for_previous_kernel();  // the data is the previous pass's output
     Word v[kLanes][kSpan];  // v[lane][k]: the word at offset j + lane, k strides on
 #pragma unroll
     for (int k = 0; k < kSpan; ++k) {
-      const std::uint64_t* p = in.base + (static_cast<std::size_t>(k) << col.stride_log);
+      const std::size_t i = static_cast<std::size_t>(k) << col.stride_log;
       if constexpr (kLanes == 2) {
         std::uint64_t first, second;
-        load_two(p, first, second);
-        v[0][k] = ar.loaded(pass_word<Lifted>(in, first));
-        v[1][k] = ar.loaded(pass_word<Lifted>(in, second));
+        input_two<Lifted>(a, words, i, first, second);
+        v[0][k] = ar.loaded(first);
+        v[1][k] = ar.loaded(second);
       } else {
-        v[0][k] = ar.loaded(pass_word<Lifted>(in, *p));
+        v[0][k] = ar.loaded(input_word<Lifted>(a, words, i));
       }
     }
 
@@ -136,11 +157,11 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
 
 #pragma unroll
     for (int k = 0; k < kSpan; ++k) {
-      std::uint64_t* p = col.base + (static_cast<std::size_t>(k) << col.stride_log);
+      const std::size_t i = words.at + (static_cast<std::size_t>(k) << col.stride_log);
       if constexpr (kLanes == 2) {
-        store_two(p, ar.stored(v[0][k], scale_stage0), ar.stored(v[1][k], scale_stage0));
+        store_two(a.data + i, ar.stored(v[0][k], scale_stage0), ar.stored(v[1][k], scale_stage0));
       } else {
-        *p = ar.stored(v[0][k], scale_stage0);
+        a.data[i] = ar.stored(v[0][k], scale_stage0);
       }
     }
   });
@@ -161,6 +182,7 @@ struct PairedPassState {
   bool active;
   std::uint32_t h;
   PassColumn col;
+  PassWords words;
   RowConstants<Word> c;
   Word keep[kQuarter];
   StageTwiddles<Word, G - 1> local;        // stages 0..G-2
@@ -211,16 +233,16 @@ FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::ui
 #pragma unroll
     for (int m = 0; m < kQuarter; ++m) st.cross[m] = ar.twiddle(pass_twiddles(a, st.col), cross + 2 * m);
 
-    PassInput in{st.col.base, {}, 0, 0};
-    if constexpr (Lifted) in = lifted_input(a, row, st.col, st.c.q);
+    st.words = pass_words<Lifted>(a, row, st.col, st.c.q);
     wait_for_previous_kernel();  // the data is the previous pass's output
-    const auto at = [&](int k) { return in.base + (static_cast<std::size_t>(k) << st.col.stride_log); };
+    const auto index = [&](int k) { return static_cast<std::size_t>(k) << st.col.stride_log; };
+    const auto at = [&](int k) { return st.col.base + index(k); };
     Word post[kQuarter];
     if constexpr (Forward) {
       Word v[1][2 * kQuarter];
 #pragma unroll
       for (int j = 0; j < 2 * kQuarter; ++j) {
-        v[0][j] = ar.loaded(pass_word<Lifted>(in, *at(2 * j + static_cast<int>(st.h))));
+        v[0][j] = ar.loaded(input_word<Lifted>(a, st.words, index(2 * j + static_cast<int>(st.h))));
       }
       paired_stages_local<Word, G, true>(v, a, st, ar);
 #pragma unroll
@@ -258,9 +280,10 @@ FHE_HD void paired_pass_receive(const PassArgs<Word>& a, PairedPassState<Word, G
         const Word got = mailbox[m * block_threads + (thread ^ 1u)];
         Word first = st.h ? got : st.keep[m], second = st.h ? st.keep[m] : got;
         paired_stage_cross<true>(first, second, st.cross[m], ar);
-        const int k = 4 * m + 2 * static_cast<int>(st.h);
-        *at(k) = ar.stored(first, false);
-        *at(k + 1) = ar.stored(second, false);
+        const std::size_t i = st.words.at + (static_cast<std::size_t>(4 * m + 2 * static_cast<int>(st.h))
+                                             << st.col.stride_log);
+        a.data[i] = ar.stored(first, false);
+        a.data[i + (std::size_t{1} << st.col.stride_log)] = ar.stored(second, false);
       }
     } else {
       Word v[1][2 * kQuarter];

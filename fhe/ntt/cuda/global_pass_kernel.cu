@@ -33,8 +33,7 @@ using GlobalPassKernel = void (*)(PassArgs<Word>);
 // one at the latency cap (its lifts take registers of their own).
 template <typename Word, int G, bool Forward>
 GlobalPassKernel<Word> select_cap(const LaunchShape& shape, bool lifted) {
-  constexpr int latency = global_pass_min_blocks<Word, G, Forward>(false);
-  constexpr int many = global_pass_min_blocks<Word, G, Forward>(true);
+  constexpr int latency = kMinBlocksPerSm, many = kThroughputMinBlocksPerSm;
   if constexpr (Forward) {
     if (lifted) {
       return shape.split ? ntt_global_pass<Word, G, true, true, latency, true>

@@ -75,19 +75,15 @@ inline constexpr int kMaxBlockThreads = 256;
 // H200 (docs/performance.md): 4 (64 registers) slowed the 64-bit 4-stage
 // passes by 7-14% and one-row transforms by up to 50% (15 prefetched twiddle
 // pairs no longer fit, their loads serialise again). 3 (85 registers) makes
-// many-row transforms 1-3% faster, except the 64-bit 4-stage forward pass,
-// but one-row forwards 25% slower. So a launch whose grid exceeds what 2
-// blocks per SM hold (LaunchShape::throughput) gets the 3-block kernels, and
-// one that does not, the latency kernels capped at 2 (128 registers).
+// many-row transforms 1-3% faster, but one-row forwards 25% slower. So a
+// launch whose grid exceeds what 2 blocks per SM hold
+// (LaunchShape::throughput) gets the 3-block kernels, and one that does not,
+// the latency kernels capped at 2 (128 registers). The 64-bit 4-stage
+// forward lost 6% at 3 until its words were addressed by index (session
+// 29: 80 registers without spills; the 39-row forward -2%, a level-0 key
+// switch -1%).
 inline constexpr int kMinBlocksPerSm = 2;
 inline constexpr int kThroughputMinBlocksPerSm = 3;
-
-// The cap of a global pass of G stages: the 64-bit 4-stage forward keeps 2
-// even for throughput launches (it loses 6% at 3).
-template <typename Word, int G, bool Forward>
-constexpr int global_pass_min_blocks(bool throughput) {
-  return throughput && !(sizeof(Word) == 8 && G == 4 && Forward) ? kThroughputMinBlocksPerSm : kMinBlocksPerSm;
-}
 
 // A twiddle and its Shoup companion side by side: one 16-byte (or 8-byte) load.
 template <typename Word>
