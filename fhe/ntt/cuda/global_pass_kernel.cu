@@ -30,7 +30,8 @@ using GlobalPassKernel = void (*)(PassArgs<Word>);
 // Split launches (LaunchShape::split, which are latency-shaped: the latency
 // cap), throughput launches and the other latency launches. A lifted first
 // pass (a forward's, PassArgs::lift) has its own kernels, the split one and
-// one at the latency cap (its lifts take registers of their own).
+// one at the latency cap (at the throughput cap it fits 80 registers since
+// session 29, but the rescale moved within its bench's noise: not taken).
 template <typename Word, int G, bool Forward>
 GlobalPassKernel<Word> select_cap(const LaunchShape& shape, bool lifted) {
   constexpr int latency = kMinBlocksPerSm, many = kThroughputMinBlocksPerSm;
