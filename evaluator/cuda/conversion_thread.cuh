@@ -12,15 +12,22 @@
 //   R). make_basis_conversion refuses source sets whose sums could leave
 //   montgomery_reduce's range; the count of negative y_i times [-Q R]_(p_t)
 //   is a 64-bit product (counts <= kMaxConversionSources, primes < 2^61).
-// - for a target below 2^42 when every source is below 2^50
-//   (DeviceConversion::fp64_sources), in double precision
-//   (fhe/ntt/cuda/fp64_arith.cuh): the centred digits y~_i (|y~_i| <= q_i/2
-//   < 2^49, exact doubles), each term y~_i [qhat_i]_(p_t) one product mod
-//   p_t (|term| < 0.63 p_t), the sum (below 8 * 0.63 p_t < 2^46) reduced
-//   once and made canonical: about half the instructions of the other.
-//   Such conversions keep the y~_i (as double bits) and recover y_i from
-//   them for their wide targets. Up to kMaxFp64Sources sources: with more,
-//   the 80-register kernels spilled (196 bytes with 8).
+// - when every source is below 2^50 (DeviceConversion::fp64_sources) and
+//   there are at most kMaxFp64Sources, for every target: with the centred
+//   digits y~_i (|y~_i| <= (q_i - 1)/2 < 2^49) and h_i = [qhat_i]_(p_t),
+//   X = sum_i y~_i h_i is congruent to the output. Its quotient by p_t is
+//   estimated in double precision, e = round(sum_i y~_i fl(h_i / p_t)) (one
+//   product and S - 1 FMAs), and r = X - e p_t is computed in 64-bit words
+//   mod 2^64 (the low halves of the products). Error of the estimate:
+//   each fl(h_i / p_t) is within 3 * 2^-53 of h_i / p_t < 1 (0.19 after
+//   the product), each of the S roundings at most half an ulp below 2^51
+//   (2^-3), so with S <= 4 it is within 1.25 of X / p_t, and
+//   |X / p_t| < 2^51 - 4 (the rounding needs |e| < 2^51). Then
+//   -1.75 p_t < r < 1.75 p_t: two conditional additions and one
+//   subtraction of p_t make it canonical (p_t < 2^62 keeps r in a signed
+//   word). Against a product mod p_t per term in double precision (session
+//   30, docs/performance.md): a fifth of the FP64 operations, and one path
+//   for the narrow and the wide targets.
 #pragma once
 
 #include <algorithm>
@@ -38,6 +45,7 @@ inline constexpr unsigned kConversionCoefficients = 2;
 static_assert(kMaxConversionSources <= 8 && WordTraits<std::uint64_t>::max_modulus_bits <= 61,
               "count * [-Q R]_(p_t) must fit a word");
 
+// The estimate's error bound above holds for at most 4 sources.
 inline constexpr int kMaxFp64Sources = 4;
 
 // A target's S hats (words or doubles), two to a 16-byte load when S is
@@ -64,6 +72,22 @@ FHE_HD void load_hats(const T* __restrict__ hat, T (&h)[S]) {
   }
 }
 
+// round(estimate) mod 2^64 for |estimate| < 2^51: adding 1.5 * 2^52
+// leaves the rounded integer in the mantissa under a fixed exponent, so
+// the difference of the bits is the integer in two's complement.
+FHE_HD std::uint64_t rounded_word(double estimate) {
+  namespace ntt = fhe::ntt::gpu;
+  return ntt::bits_of_fp64(ntt::fp64_add(estimate, ntt::kRoundingShift)) - ntt::bits_of_fp64(ntt::kRoundingShift);
+}
+
+// The word in [0, p) of r (two's complement), -2p < r < 2p, p < 2^62.
+FHE_HD std::uint64_t canonical_of_signed(std::uint64_t r, std::uint64_t p) {
+  auto s = static_cast<std::int64_t>(r);
+  s += s < 0 ? static_cast<std::int64_t>(p) : 0;
+  s += s < 0 ? static_cast<std::int64_t>(p) : 0;
+  return fhe::ntt::gpu::subtract_if_at_least(static_cast<std::uint64_t>(s), p);
+}
+
 template <int S, int TargetsPerSlice, bool Fp64Sources>
 FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __restrict__ source,
                             std::uint64_t* __restrict__ destination, std::size_t k, int log_n, int first_target) {
@@ -72,7 +96,8 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
   namespace ntt = fhe::ntt::gpu;
   const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
   const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
-  u64 y[kConversionCoefficients][S];  // y_i, or with Fp64Sources the bits of y~_i
+  u64 y[kConversionCoefficients][S];  // y_i, or with Fp64Sources y~_i mod 2^64
+  double centred[kConversionCoefficients][Fp64Sources ? S : 1];  // y~_i
   std::uint32_t negatives[kConversionCoefficients] = {};
 #pragma unroll
   for (int i = 0; i < S; ++i) {
@@ -81,11 +106,12 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {
       const u64 yi = mul_shoup(src[static_cast<std::size_t>(i) * n + k + j * half], w, w_shoup, q);
       const bool negative = yi > q / 2;
-      negatives[j] += negative ? 1 : 0;
       if constexpr (Fp64Sources) {
-        const double centred = ntt::fp64_of_word(yi);
-        y[j][i] = ntt::bits_of_fp64(negative ? ntt::fp64_add(centred, -ntt::fp64_of_word(q)) : centred);
+        const double word = ntt::fp64_of_word(yi);
+        centred[j][i] = negative ? ntt::fp64_add(word, -ntt::fp64_of_word(q)) : word;
+        y[j][i] = negative ? yi - q : yi;
       } else {
+        negatives[j] += negative ? 1 : 0;
         y[j][i] = yi;
       }
     }
@@ -95,24 +121,22 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
     const u64 p = c.target_moduli[t].value;
     u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
     if constexpr (Fp64Sources) {
-      const double p_inverse = c.target_inverse[t];
-      if (p_inverse != 0) {
-        const ntt::Fp64Arith ar(p, p_inverse);
-        double hat[S];
-        load_hats<S>(c.hat_fp64 + static_cast<std::size_t>(t) * S, hat);
-        double sum[kConversionCoefficients] = {};
+      double quotient[S];
+      u64 hat[S];
+      load_hats<S>(c.hat_quotient + static_cast<std::size_t>(t) * S, quotient);
+      load_hats<S>(c.hat_plain + static_cast<std::size_t>(t) * S, hat);
 #pragma unroll
-        for (int i = 0; i < S; ++i) {
-          const auto w = ar.pair(hat[i]);
+      for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+        double estimate = ntt::fp64_mul(centred[j][0], quotient[0]);
+        u64 sum = y[j][0] * hat[0];
 #pragma unroll
-          for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-            sum[j] = ntt::fp64_add(sum[j], ar.product(ntt::fp64_of_bits(y[j][i]), w));
-          }
+        for (int i = 1; i < S; ++i) {
+          estimate = ntt::fp64_fma(centred[j][i], quotient[i], estimate);
+          sum += y[j][i] * hat[i];
         }
-#pragma unroll
-        for (unsigned j = 0; j < kConversionCoefficients; ++j) out[k + j * half] = ar.canonical(ar.reduce(sum[j]));
-        continue;
+        out[k + j * half] = canonical_of_signed(sum - rounded_word(estimate) * p, p);
       }
+      continue;
     }
     u64 hat[S];
     load_hats<S>(c.hat_montgomery + static_cast<std::size_t>(t) * S, hat);
@@ -124,15 +148,7 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
     for (int i = 0; i < S; ++i) {
       const u64 h = hat[i];
 #pragma unroll
-      for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-        u64 yi = y[j][i];
-        if constexpr (Fp64Sources) {  // y_i = y~_i, or y~_i + q_i when negative
-          const double centred = ntt::fp64_of_bits(yi);
-          const double q = ntt::fp64_of_word(c.source_moduli[i].value);
-          yi = ntt::word_of_fp64(centred, centred < 0 ? ntt::fp64_add(q, ntt::kTwo52) : ntt::kTwo52);
-        }
-        sum[j] += static_cast<u128>(yi) * h;
-      }
+      for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] += static_cast<u128>(y[j][i]) * h;
     }
 #pragma unroll
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {

@@ -34,12 +34,12 @@ struct DeviceConversion {
   const std::uint64_t* hat_montgomery = nullptr;      // [t * sources + i]
   const std::uint64_t* minus_q_montgomery = nullptr;  // [t]
   const std::uint64_t* target_factors = nullptr;      // [t] montgomery_factor(p_t)
-  // The double-precision sums (conversion_thread.cuh): every source prime
-  // below 2^50; per target fl(1 / p_t) for p_t below 2^42, 0 for the
-  // others (their 128-bit sums), and [qhat_i]_(p_t) as doubles.
+  // The quotient-estimate sums (conversion_thread.cuh), when every source
+  // prime is below 2^50: per target and source [qhat_i]_(p_t) as a word
+  // and fl([qhat_i]_(p_t) / p_t) as a double.
   bool fp64_sources = false;
-  const double* target_inverse = nullptr;  // [t]
-  const double* hat_fp64 = nullptr;        // [t * sources + i]
+  const std::uint64_t* hat_plain = nullptr;  // [t * sources + i]
+  const double* hat_quotient = nullptr;      // [t * sources + i]
 };
 
 // Division by the dropped rows' product with rounding (RnsScaleDown).

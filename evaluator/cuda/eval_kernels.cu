@@ -87,9 +87,10 @@ constexpr int kScaleDownTargetsPerSlice = 12;
 template <int TargetsPerSlice, int MaxSources>
 struct StagedSlice {
   static constexpr int kHats = TargetsPerSlice * MaxSources;
-  // hat_montgomery, hat_fp64, the targets' Modulus (3 words), [-Q R]_(p_t),
-  // montgomery_factor(p_t), fl(1 / p_t), and the offsets two to a word.
-  static constexpr int kWords = 2 * kHats + 6 * TargetsPerSlice + (TargetsPerSlice + 1) / 2;
+  // The hat words (plain for the quotient-estimate sums, else Montgomery),
+  // hat_quotient, the targets' Modulus (3 words), [-Q R]_(p_t),
+  // montgomery_factor(p_t), and the offsets two to a word.
+  static constexpr int kWords = 2 * kHats + 5 * TargetsPerSlice + (TargetsPerSlice + 1) / 2;
 };
 
 template <int TargetsPerSlice, int MaxSources>
@@ -97,35 +98,34 @@ __device__ DeviceConversion stage_slice(const DeviceConversion& c, int first_tar
   static_assert(sizeof(Modulus<u64>) == 3 * sizeof(u64));
   constexpr int kHats = StagedSlice<TargetsPerSlice, MaxSources>::kHats;
   const int count = min(TargetsPerSlice, c.targets - first_target), hats = count * c.sources;
-  u64* hat_montgomery = words;
-  double* hat_fp64 = reinterpret_cast<double*>(words + kHats);
+  u64* hat_words = words;
+  double* hat_quotient = reinterpret_cast<double*>(words + kHats);
   u64* moduli = words + 2 * kHats;
   u64* minus_q = moduli + 3 * TargetsPerSlice;
   u64* factors = minus_q + TargetsPerSlice;
-  double* inverse = reinterpret_cast<double*>(factors + TargetsPerSlice);
-  auto* offsets = reinterpret_cast<std::uint32_t*>(factors + 2 * TargetsPerSlice);
+  auto* offsets = reinterpret_cast<std::uint32_t*>(factors + TargetsPerSlice);
   const std::size_t first_hat = static_cast<std::size_t>(first_target) * c.sources;
+  const u64* global_hats = c.fp64_sources ? c.hat_plain : c.hat_montgomery;
   for (int i = threadIdx.x; i < hats; i += blockDim.x) {
-    hat_montgomery[i] = c.hat_montgomery[first_hat + i];
-    hat_fp64[i] = c.hat_fp64[first_hat + i];
+    hat_words[i] = global_hats[first_hat + i];
+    hat_quotient[i] = c.hat_quotient[first_hat + i];
   }
   const u64* global_moduli = reinterpret_cast<const u64*>(c.target_moduli + first_target);
   for (int i = threadIdx.x; i < 3 * count; i += blockDim.x) moduli[i] = global_moduli[i];
   for (int t = threadIdx.x; t < count; t += blockDim.x) {
     minus_q[t] = c.minus_q_montgomery[first_target + t];
     factors[t] = c.target_factors[first_target + t];
-    inverse[t] = c.target_inverse[first_target + t];
     offsets[t] = c.target_offsets[first_target + t];
   }
   DeviceConversion view = c;
   view.targets = count;
   view.target_moduli = reinterpret_cast<const Modulus<u64>*>(moduli);
   view.target_offsets = offsets;
-  view.hat_montgomery = hat_montgomery;
+  view.hat_montgomery = hat_words;
+  view.hat_plain = hat_words;
   view.minus_q_montgomery = minus_q;
   view.target_factors = factors;
-  view.target_inverse = inverse;
-  view.hat_fp64 = hat_fp64;
+  view.hat_quotient = hat_quotient;
   return view;
 }
 

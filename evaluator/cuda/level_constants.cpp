@@ -40,27 +40,30 @@ class BlobBuilder {
 
 struct ConversionOffsets {
   std::size_t source_moduli, hat_inverse, hat_inverse_shoup, target_moduli, target_offsets,
-      hat_montgomery, minus_q_montgomery, target_factors, target_inverse, hat_fp64;
+      hat_montgomery, minus_q_montgomery, target_factors, hat_plain, hat_quotient;
 };
 
-// The double-precision sums' constants (DeviceConversion): fl(1 / p_t) for
-// the targets below 2^42 (0 for the others) and the plain [qhat_i]_(p_t),
-// the Montgomery constants times R^-1.
-std::vector<double> target_inverses(const BasisConversion& c) {
-  std::vector<double> out;
-  for (const auto& p : c.target_moduli) {
-    out.push_back(ntt::gpu::fp64_modulus(p.value) ? 1.0 / static_cast<double>(p.value) : 0.0);
+// The quotient-estimate sums' constants (DeviceConversion): [qhat_i]_(p_t)
+// out of its Montgomery form, and fl([qhat_i]_(p_t) / p_t) from the
+// doubles of both (relative error at most 3 * 2^-53 when p_t > 2^53).
+std::vector<std::uint64_t> plain_hats(const BasisConversion& c) {
+  std::vector<std::uint64_t> out;
+  for (std::size_t t = 0; t < c.target_count(); ++t) {
+    const std::uint64_t p = c.target_moduli[t].value;
+    for (std::size_t i = 0; i < c.source_count(); ++i) {
+      out.push_back(montgomery_reduce(0, c.hat_montgomery[t * c.source_count() + i], p, c.target_factors[t]));
+    }
   }
   return out;
 }
 
-std::vector<double> plain_hats(const BasisConversion& c) {
+std::vector<double> hat_quotients(const BasisConversion& c) {
   std::vector<double> out;
+  const std::vector<std::uint64_t> hats = plain_hats(c);
   for (std::size_t t = 0; t < c.target_count(); ++t) {
-    const std::uint64_t p = c.target_moduli[t].value;
+    const double p = static_cast<double>(c.target_moduli[t].value);
     for (std::size_t i = 0; i < c.source_count(); ++i) {
-      out.push_back(static_cast<double>(montgomery_reduce(0, c.hat_montgomery[t * c.source_count() + i], p,
-                                                          c.target_factors[t])));
+      out.push_back(static_cast<double>(hats[t * c.source_count() + i]) / p);
     }
   }
   return out;
@@ -79,8 +82,8 @@ ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
   return {blob.add(c.source_moduli), blob.add(c.hat_inverse),        blob.add(c.hat_inverse_shoup),
           blob.add(c.target_moduli), blob.add(offsets),              blob.add(c.hat_montgomery),
-          blob.add(c.minus_q_montgomery), blob.add(c.target_factors), blob.add(target_inverses(c)),
-          blob.add(plain_hats(c))};
+          blob.add(c.minus_q_montgomery), blob.add(c.target_factors), blob.add(plain_hats(c)),
+          blob.add(hat_quotients(c))};
 }
 
 DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, const std::uint8_t* base) {
@@ -96,8 +99,8 @@ DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, co
   d.minus_q_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.minus_q_montgomery);
   d.target_factors = reinterpret_cast<const std::uint64_t*>(base + o.target_factors);
   d.fp64_sources = fp64_sources(c);
-  d.target_inverse = reinterpret_cast<const double*>(base + o.target_inverse);
-  d.hat_fp64 = reinterpret_cast<const double*>(base + o.hat_fp64);
+  d.hat_plain = reinterpret_cast<const std::uint64_t*>(base + o.hat_plain);
+  d.hat_quotient = reinterpret_cast<const double*>(base + o.hat_quotient);
   return d;
 }
 

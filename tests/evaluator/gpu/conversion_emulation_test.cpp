@@ -1,15 +1,18 @@
 // The basis conversion's thread body (evaluator/cuda/conversion_thread.cuh)
 // run on the host, thread by thread and slice by slice over the device view
 // of a CPU BasisConversion, against BasisConversion::convert word for word.
-// Covers both sums (128-bit with Montgomery, and double precision for
-// targets below 2^42 when every source is below 2^50, up to 4 sources),
-// the wide targets of a double-precision conversion, 1 to 8 sources, sources just below 2^50
-// and targets just below 2^42 (the bounds), and the centred digits at
-// their edges (y_i = 0, floor(q/2), floor(q/2) + 1, q - 1), and that every
-// preset's ModDown-and-rescale conversion fits the device view. Runs without a GPU.
+// Covers both sums (128-bit with Montgomery, and the quotient estimate in
+// double precision when every source is below 2^50, up to 4 sources, for
+// narrow and wide targets), 1 to 8 sources, four sources just below 2^50
+// with 61-bit targets (the estimate's largest error), and the centred
+// digits at their edges (y_i = 0, floor(q/2), floor(q/2) + 1, q - 1, the
+// same edge in every source at once: the largest |X / p_t| of each sign),
+// and that every preset's ModDown-and-rescale conversion fits the device
+// view. Runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -97,12 +100,19 @@ void check(const Case& c) {
   std::vector<std::uint8_t> image;
   const cuda::DeviceConversion device = cuda::host_conversion_view(conversion, image);
   EXPECT_EQ(device.fp64_sources, c.fp64_sources);
-  int fp64_targets = 0;
-  for (std::size_t t = 0; t < targets.size(); ++t) fp64_targets += device.target_inverse[t] != 0 ? 1 : 0;
-  int narrow = 0;
-  for (const int b : c.target_bits) narrow += b <= ntt::gpu::kFp64ModulusBits ? 1 : 0;
-  EXPECT_EQ(fp64_targets, narrow);
-
+  for (std::size_t t = 0; t < targets.size(); ++t) {  // the estimate's constants, computed here again
+    const u64 p = targets[t];
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      u64 hat = 1;
+      for (std::size_t k = 0; k < sources.size(); ++k) {
+        if (k != i) hat = mul_mod_exact<u64>(hat, sources[k] % p, p);
+      }
+      const std::size_t at = t * sources.size() + i;
+      ASSERT_EQ(device.hat_plain[at], hat);
+      const long double quotient = static_cast<long double>(hat) / static_cast<long double>(p);
+      EXPECT_LE(std::fabs(static_cast<long double>(device.hat_quotient[at]) - quotient), 3 * 0x1p-53L * quotient);
+    }
+  }
   std::vector<u64> got(targets.size() * n, ~u64{0});
   convert_all(device, source.data(), got.data());
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -124,6 +134,7 @@ TEST(ConversionEmulation, DoublePrecisionTargetsOfNarrowSources) {
 }
 
 TEST(ConversionEmulation, SourcesAndTargetsAtTheDoublePrecisionBounds) {
+  check({{50, 50, 50, 50}, {61, 61, 42, 61, 30}, true});
   check({{50, 50}, {42, 42, 42, 61}, true});
   check({{50}, {42, 42}, true});
 }
@@ -136,6 +147,21 @@ TEST(ConversionEmulation, AWideSourceKeepsTheIntegerSums) {
 TEST(ConversionEmulation, EightSourcesAndOne) {
   check({{40, 40, 40, 40, 40, 40, 40, 40}, {40, 60, 40, 40}, true});
   check({{30}, {30, 30, 60}, true});
+}
+
+// The quotient estimate's last step over the whole range its bound allows
+// (-2p < r < 2p): the words above rarely leave [-p/2, p/2] (the estimate
+// is within 1/2 of X / p_t unless sources are near 2^50), so the range's
+// edges are asked here directly, for a narrow and the widest target.
+TEST(ConversionEmulation, TheEstimateRemainderIsMadeCanonicalOverItsRange) {
+  for (const u64 p : {testing::ntt_moduli(kLogN, 1, 40)[0], testing::ntt_moduli(kLogN, 1, 61)[0]}) {
+    const auto signed_p = static_cast<std::int64_t>(p);
+    for (const std::int64_t r : {-2 * signed_p + 1, -signed_p - 1, -signed_p, -signed_p + 1, std::int64_t{-1},
+                                 std::int64_t{0}, signed_p - 1, signed_p, signed_p + 1, 2 * signed_p - 1}) {
+      const std::int64_t expected = ((r % signed_p) + signed_p) % signed_p;
+      EXPECT_EQ(cuda::canonical_of_signed(static_cast<u64>(r), p), static_cast<u64>(expected)) << p << " " << r;
+    }
+  }
 }
 
 // The rescale's one-source conversion as the kept rows' first forward pass
