@@ -25,7 +25,10 @@
 //   |X / p_t| < 2^51 - 4 (the rounding needs |e| < 2^51). Then
 //   -1.75 p_t < r < 1.75 p_t: two conditional additions and one
 //   subtraction of p_t make it canonical (p_t < 2^62 keeps r in a signed
-//   word). Against a product mod p_t per term in double precision (session
+//   word). With every source below 2^46 (close_estimate) the same bounds
+//   give 0.11 (|y~_i| < 2^45: 0.012 a term, roundings below 2^47: 2^-6), so
+//   -0.61 p_t < r < 0.61 p_t and one conditional addition suffices.
+//   Against a product mod p_t per term in double precision (session
 //   30, docs/performance.md): a fifth of the FP64 operations, and one path
 //   for the narrow and the wide targets.
 #pragma once
@@ -88,6 +91,11 @@ FHE_HD std::uint64_t canonical_of_signed(std::uint64_t r, std::uint64_t p) {
   return fhe::ntt::gpu::subtract_if_at_least(static_cast<std::uint64_t>(s), p);
 }
 
+// The word in [0, p) of r (two's complement), -p < r < p.
+FHE_HD std::uint64_t canonical_of_close(std::uint64_t r, std::uint64_t p) {
+  return static_cast<std::int64_t>(r) < 0 ? r + p : r;
+}
+
 template <int S, int TargetsPerSlice, bool Fp64Sources>
 FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __restrict__ source,
                             std::uint64_t* __restrict__ destination, std::size_t k, int log_n, int first_target) {
@@ -134,7 +142,8 @@ FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __re
           estimate = ntt::fp64_fma(centred[j][i], quotient[i], estimate);
           sum += y[j][i] * hat[i];
         }
-        out[k + j * half] = canonical_of_signed(sum - rounded_word(estimate) * p, p);
+        const u64 r = sum - rounded_word(estimate) * p;
+        out[k + j * half] = c.close_estimate ? canonical_of_close(r, p) : canonical_of_signed(r, p);
       }
       continue;
     }

@@ -18,6 +18,7 @@ inline constexpr int kMaxConversionSources = 8;
 // are exact doubles below 2^49, the products' input bound (fhe/ntt/cuda/
 // fp64_arith.cuh).
 inline constexpr int kFp64SourceBits = 50;
+inline constexpr int kCloseEstimateSourceBits = 46;
 
 struct DeviceConversion {
   int sources = 0;
@@ -38,6 +39,9 @@ struct DeviceConversion {
   // prime is below 2^50: per target and source [qhat_i]_(p_t) as a word
   // and fl([qhat_i]_(p_t) / p_t) as a double.
   bool fp64_sources = false;
+  // Every source below 2^46 as well: the estimate is within 0.11 of the
+  // quotient, so the remainder is within 0.61 p_t of 0 (conversion_thread.cuh).
+  bool close_estimate = false;
   const std::uint64_t* hat_plain = nullptr;  // [t * sources + i]
   const double* hat_quotient = nullptr;      // [t * sources + i]
 };

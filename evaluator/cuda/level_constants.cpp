@@ -69,9 +69,9 @@ std::vector<double> hat_quotients(const BasisConversion& c) {
   return out;
 }
 
-bool fp64_sources(const BasisConversion& c) {
+bool sources_below(const BasisConversion& c, int bits) {
   return std::all_of(c.source_moduli.begin(), c.source_moduli.end(),
-                     [](const auto& q) { return q.value < (std::uint64_t{1} << kFp64SourceBits); });
+                     [&](const auto& q) { return q.value < (std::uint64_t{1} << bits); });
 }
 
 ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
@@ -98,7 +98,8 @@ DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, co
   d.hat_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.hat_montgomery);
   d.minus_q_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.minus_q_montgomery);
   d.target_factors = reinterpret_cast<const std::uint64_t*>(base + o.target_factors);
-  d.fp64_sources = fp64_sources(c);
+  d.fp64_sources = sources_below(c, kFp64SourceBits);
+  d.close_estimate = sources_below(c, kCloseEstimateSourceBits);
   d.hat_plain = reinterpret_cast<const std::uint64_t*>(base + o.hat_plain);
   d.hat_quotient = reinterpret_cast<const double*>(base + o.hat_quotient);
   return d;

@@ -135,6 +135,7 @@ TEST(ConversionEmulation, DoublePrecisionTargetsOfNarrowSources) {
 
 TEST(ConversionEmulation, SourcesAndTargetsAtTheDoublePrecisionBounds) {
   check({{50, 50, 50, 50}, {61, 61, 42, 61, 30}, true});
+  check({{46, 46, 46, 46}, {61, 61, 42, 61, 30}, true});  // the close estimate's bound
   check({{50, 50}, {42, 42, 42, 61}, true});
   check({{50}, {42, 42}, true});
 }
