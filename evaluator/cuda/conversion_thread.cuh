@@ -48,9 +48,6 @@ inline constexpr unsigned kConversionCoefficients = 2;
 static_assert(kMaxConversionSources <= 8 && WordTraits<std::uint64_t>::max_modulus_bits <= 61,
               "count * [-Q R]_(p_t) must fit a word");
 
-// The estimate's error bound above holds for at most 4 sources.
-inline constexpr int kMaxFp64Sources = 4;
-
 // A target's S hats (words or doubles), two to a 16-byte load when S is
 // even (the blob aligns every array to 16 bytes, so hat + t * S is aligned
 // too): session 23, level-17 key switch -0.8 %.

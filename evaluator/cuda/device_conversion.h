@@ -19,6 +19,9 @@ inline constexpr int kMaxConversionSources = 8;
 // fp64_arith.cuh).
 inline constexpr int kFp64SourceBits = 50;
 inline constexpr int kCloseEstimateSourceBits = 46;
+// The estimate's error bound (conversion_thread.cuh) holds for at most 4
+// sources; conversions with more keep the 128-bit sums.
+inline constexpr int kMaxFp64Sources = 4;
 
 struct DeviceConversion {
   int sources = 0;
@@ -35,9 +38,11 @@ struct DeviceConversion {
   const std::uint64_t* hat_montgomery = nullptr;      // [t * sources + i]
   const std::uint64_t* minus_q_montgomery = nullptr;  // [t]
   const std::uint64_t* target_factors = nullptr;      // [t] montgomery_factor(p_t)
-  // The quotient-estimate sums (conversion_thread.cuh), when every source
-  // prime is below 2^50: per target and source [qhat_i]_(p_t) as a word
-  // and fl([qhat_i]_(p_t) / p_t) as a double.
+  // The quotient-estimate sums (conversion_thread.cuh), when there are at
+  // most kMaxFp64Sources sources, each below 2^50: per target and source
+  // [qhat_i]_(p_t) as a word and fl([qhat_i]_(p_t) / p_t) as a double.
+  // A block stages the plain or the Montgomery hats by this flag (one
+  // array in shared memory), so it must say which sums the thread runs.
   bool fp64_sources = false;
   // Every source below 2^46 as well: the estimate is within 0.11 of the
   // quotient, so the remainder is within 0.61 p_t of 0 (conversion_thread.cuh).

@@ -98,7 +98,7 @@ DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, co
   d.hat_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.hat_montgomery);
   d.minus_q_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.minus_q_montgomery);
   d.target_factors = reinterpret_cast<const std::uint64_t*>(base + o.target_factors);
-  d.fp64_sources = sources_below(c, kFp64SourceBits);
+  d.fp64_sources = c.source_count() <= static_cast<std::size_t>(kMaxFp64Sources) && sources_below(c, kFp64SourceBits);
   d.close_estimate = sources_below(c, kCloseEstimateSourceBits);
   d.hat_plain = reinterpret_cast<const std::uint64_t*>(base + o.hat_plain);
   d.hat_quotient = reinterpret_cast<const double*>(base + o.hat_quotient);

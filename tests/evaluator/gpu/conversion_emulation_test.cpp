@@ -22,6 +22,7 @@
 #include "evaluator/basis_conversion.h"
 #include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/level_constants.h"
+#include "evaluator/key_switch_schedule.h"
 #include "evaluator/rns_scale_down.h"
 #include "fhe/params/preset.h"
 #include "tests/fhe/ntt_test_util.h"
@@ -146,7 +147,7 @@ TEST(ConversionEmulation, AWideSourceKeepsTheIntegerSums) {
 }
 
 TEST(ConversionEmulation, EightSourcesAndOne) {
-  check({{40, 40, 40, 40, 40, 40, 40, 40}, {40, 60, 40, 40}, true});
+  check({{40, 40, 40, 40, 40, 40, 40, 40}, {40, 60, 40, 40}, false});  // more than the estimate's 4
   check({{30}, {30, 30, 60}, true});
 }
 
@@ -201,6 +202,30 @@ TEST(ConversionEmulation, TheRescaleLiftIsTheOneSourceConversion) {
       }
     }
   }
+}
+
+// A block stages one array of hats, plain or Montgomery, by fp64_sources,
+// and a thread takes the estimate only up to kMaxFp64Sources sources: the
+// flag must be off for every ModUp digit with more (the logN 17 presets'
+// digits of 6 primes below 2^50), or those would read plain hats as
+// Montgomery ones; and on for the default preset's digits of 40-bit primes.
+TEST(ConversionEmulation, EveryPresetsModUpDigitsTakeTheSumsTheirHatsAreStagedFor) {
+  int wide_digits_of_narrow_primes = 0;
+  for (const Preset& preset : all_presets()) {
+    for (const KeySwitchDigit& digit : make_key_switch_schedule(preset, 0).digits) {
+      std::vector<std::uint8_t> image;
+      const cuda::DeviceConversion device = cuda::host_conversion_view(digit.mod_up, image);
+      const bool narrow = std::all_of(digit.mod_up.source_moduli.begin(), digit.mod_up.source_moduli.end(),
+                                      [](const auto& q) { return q.value < (u64{1} << 41); });
+      if (device.sources > cuda::kMaxFp64Sources) {
+        EXPECT_FALSE(device.fp64_sources) << preset.name;
+        wide_digits_of_narrow_primes += narrow ? 1 : 0;
+      } else if (narrow) {
+        EXPECT_TRUE(device.fp64_sources) << preset.name;
+      }
+    }
+  }
+  EXPECT_GT(wide_digits_of_narrow_primes, 0);  // the case above is asked
 }
 
 // Every preset's ModDown-and-rescale divides by |P| + 1 primes at once:
