@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "evaluator/cuda/conversion_slice.cuh"
 #include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/key_terms.cuh"
 #include "fhe/core/error.h"
@@ -77,58 +78,6 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
 constexpr int kModUpTargetsPerSlice = 40;
 constexpr int kScaleDownTargetsPerSlice = 12;
 
-// A block's slice of per-target constants, staged in shared memory: the
-// target loop then reads shared words instead of generic loads of global
-// ones (the DeviceConversion's pointers are generic). The constants are the
-// level's upload, never written by a kernel, so the staging runs before the
-// wait for the previous kernel. The view indexes the slice from 0.
-// Session 23: the level-0 ModUp conversion 115 -> 108 us (ncu clock, 9 %
-// fewer instructions), key switch -1.4 %, multiply_relinearize -2.0 %.
-template <int TargetsPerSlice, int MaxSources>
-struct StagedSlice {
-  static constexpr int kHats = TargetsPerSlice * MaxSources;
-  // The hat words (plain for the quotient-estimate sums, else Montgomery),
-  // hat_quotient, the targets' Modulus (3 words), [-Q R]_(p_t),
-  // montgomery_factor(p_t), and the offsets two to a word.
-  static constexpr int kWords = 2 * kHats + 5 * TargetsPerSlice + (TargetsPerSlice + 1) / 2;
-};
-
-template <int TargetsPerSlice, int MaxSources>
-__device__ DeviceConversion stage_slice(const DeviceConversion& c, int first_target, u64* words) {
-  static_assert(sizeof(Modulus<u64>) == 3 * sizeof(u64));
-  constexpr int kHats = StagedSlice<TargetsPerSlice, MaxSources>::kHats;
-  const int count = min(TargetsPerSlice, c.targets - first_target), hats = count * c.sources;
-  u64* hat_words = words;
-  double* hat_quotient = reinterpret_cast<double*>(words + kHats);
-  u64* moduli = words + 2 * kHats;
-  u64* minus_q = moduli + 3 * TargetsPerSlice;
-  u64* factors = minus_q + TargetsPerSlice;
-  auto* offsets = reinterpret_cast<std::uint32_t*>(factors + TargetsPerSlice);
-  const std::size_t first_hat = static_cast<std::size_t>(first_target) * c.sources;
-  const u64* global_hats = c.fp64_sources ? c.hat_plain : c.hat_montgomery;
-  for (int i = threadIdx.x; i < hats; i += blockDim.x) {
-    hat_words[i] = global_hats[first_hat + i];
-    hat_quotient[i] = c.hat_quotient[first_hat + i];
-  }
-  const u64* global_moduli = reinterpret_cast<const u64*>(c.target_moduli + first_target);
-  for (int i = threadIdx.x; i < 3 * count; i += blockDim.x) moduli[i] = global_moduli[i];
-  for (int t = threadIdx.x; t < count; t += blockDim.x) {
-    minus_q[t] = c.minus_q_montgomery[first_target + t];
-    factors[t] = c.target_factors[first_target + t];
-    offsets[t] = c.target_offsets[first_target + t];
-  }
-  DeviceConversion view = c;
-  view.targets = count;
-  view.target_moduli = reinterpret_cast<const Modulus<u64>*>(moduli);
-  view.target_offsets = offsets;
-  view.hat_montgomery = hat_words;
-  view.hat_plain = hat_words;
-  view.minus_q_montgomery = minus_q;
-  view.target_factors = factors;
-  view.hat_quotient = hat_quotient;
-  return view;
-}
-
 template <int TargetsPerSlice, int MaxSources = kMaxConversionSources>
 __device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
   __shared__ alignas(16) u64 words[StagedSlice<TargetsPerSlice, MaxSources>::kWords];
@@ -138,7 +87,8 @@ __device__ void convert_block(const DeviceConversion& c, const u64* source, u64*
     overlap_with_neighbours();
     return;
   }
-  const DeviceConversion slice = stage_slice<TargetsPerSlice, MaxSources>(c, first_target, words);
+  const DeviceConversion slice =
+      stage_slice<TargetsPerSlice, MaxSources>(c, first_target, words, threadIdx.x, blockDim.x);
   overlap_with_neighbours();
   __syncthreads();
   if (k >= (std::size_t{1} << log_n) / kConversionCoefficients) return;

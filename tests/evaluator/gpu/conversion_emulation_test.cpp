@@ -1,6 +1,7 @@
 // The basis conversion's thread body (evaluator/cuda/conversion_thread.cuh)
-// run on the host, thread by thread and slice by slice over the device view
-// of a CPU BasisConversion, against BasisConversion::convert word for word.
+// run on the host, thread by thread and slice by slice over the staged
+// device view of a CPU BasisConversion (conversion_slice.cuh), against
+// BasisConversion::convert word for word.
 // Covers both sums (128-bit with Montgomery, and the quotient estimate in
 // double precision when every source is below 2^50, up to 4 sources, for
 // narrow and wide targets), 1 to 8 sources, four sources just below 2^50
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "evaluator/basis_conversion.h"
+#include "evaluator/cuda/conversion_slice.cuh"
 #include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/level_constants.h"
 #include "evaluator/key_switch_schedule.h"
@@ -52,13 +54,21 @@ std::vector<u64> primes_of(const std::vector<int>& bits, std::map<int, std::vect
   return out;
 }
 
-// MaxSources: the instantiation of the ModUp's few-source kernel, or of
-// the general one.
+// Slice by slice as a block runs it: the slice's constants staged first
+// (conversion_slice.cuh; one thread of one), then every thread of the
+// slice's view. MaxSources: the instantiation of the ModUp's few-source
+// kernel, or of the general one.
 template <int MaxSources = cuda::kMaxConversionSources>
 void convert_all(const cuda::DeviceConversion& c, const u64* source, u64* destination) {
+  struct alignas(16) Staged {  // the kernel's shared words, as aligned
+    u64 words[cuda::StagedSlice<kTargetsPerSlice, MaxSources>::kWords];
+  };
   for (int first = 0; first < c.targets; first += kTargetsPerSlice) {
+    Staged staged;
+    const cuda::DeviceConversion slice =
+        cuda::stage_slice<kTargetsPerSlice, MaxSources>(c, first, staged.words, 0, 1);
     for (std::size_t k = 0; k < (std::size_t{1} << kLogN) / cuda::kConversionCoefficients; ++k) {
-      cuda::convert_coefficients<kTargetsPerSlice, MaxSources>(c, source, destination, k, kLogN, first);
+      cuda::convert_coefficients<kTargetsPerSlice, MaxSources>(slice, source, destination, k, kLogN, 0);
     }
   }
 }
