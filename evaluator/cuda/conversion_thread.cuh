@@ -80,17 +80,14 @@ FHE_HD std::uint64_t rounded_word(double estimate) {
   return ntt::bits_of_fp64(ntt::fp64_add(estimate, ntt::kRoundingShift)) - ntt::bits_of_fp64(ntt::kRoundingShift);
 }
 
-// The word in [0, p) of r (two's complement), -2p < r < 2p, p < 2^62.
-FHE_HD std::uint64_t canonical_of_signed(std::uint64_t r, std::uint64_t p) {
-  auto s = static_cast<std::int64_t>(r);
-  s += s < 0 ? static_cast<std::int64_t>(p) : 0;
-  s += s < 0 ? static_cast<std::int64_t>(p) : 0;
-  return fhe::ntt::gpu::subtract_if_at_least(static_cast<std::uint64_t>(s), p);
-}
-
 // The word in [0, p) of r (two's complement), -p < r < p.
 FHE_HD std::uint64_t canonical_of_close(std::uint64_t r, std::uint64_t p) {
   return static_cast<std::int64_t>(r) < 0 ? r + p : r;
+}
+
+// The word in [0, p) of r (two's complement), -2p < r < 2p, p < 2^62.
+FHE_HD std::uint64_t canonical_of_signed(std::uint64_t r, std::uint64_t p) {
+  return fhe::ntt::gpu::subtract_if_at_least(canonical_of_close(canonical_of_close(r, p), p), p);
 }
 
 template <int S, int TargetsPerSlice, bool Fp64Sources>

@@ -57,9 +57,8 @@ std::vector<std::uint64_t> plain_hats(const BasisConversion& c) {
   return out;
 }
 
-std::vector<double> hat_quotients(const BasisConversion& c) {
+std::vector<double> hat_quotients(const BasisConversion& c, const std::vector<std::uint64_t>& hats) {
   std::vector<double> out;
-  const std::vector<std::uint64_t> hats = plain_hats(c);
   for (std::size_t t = 0; t < c.target_count(); ++t) {
     const double p = static_cast<double>(c.target_moduli[t].value);
     for (std::size_t i = 0; i < c.source_count(); ++i) {
@@ -80,10 +79,11 @@ ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
                           " sources (at most " + std::to_string(kMaxConversionSources) + ")");
   }
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
+  const std::vector<std::uint64_t> hats = plain_hats(c);
   return {blob.add(c.source_moduli), blob.add(c.hat_inverse),        blob.add(c.hat_inverse_shoup),
           blob.add(c.target_moduli), blob.add(offsets),              blob.add(c.hat_montgomery),
-          blob.add(c.minus_q_montgomery), blob.add(c.target_factors), blob.add(plain_hats(c)),
-          blob.add(hat_quotients(c))};
+          blob.add(c.minus_q_montgomery), blob.add(c.target_factors), blob.add(hats),
+          blob.add(hat_quotients(c, hats))};
 }
 
 DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, const std::uint8_t* base) {
