@@ -23,10 +23,10 @@ namespace fhe::cuda {
 template <int TargetsPerSlice, int MaxSources>
 struct StagedSlice {
   static constexpr int kHats = TargetsPerSlice * MaxSources;
-  // The hat words (plain for the quotient-estimate sums, else Montgomery),
-  // hat_quotient, the targets' Modulus (3 words), [-Q R]_(p_t),
-  // montgomery_factor(p_t), and the offsets two to a word.
-  static constexpr int kWords = 2 * kHats + 5 * TargetsPerSlice + (TargetsPerSlice + 1) / 2;
+  // The hats and their quotients (centred sums: a word and a double each;
+  // split sums: two of each), the targets' Modulus (3 words), [-Q]_(p_t)
+  // and its quotient, and the offsets two to a word.
+  static constexpr int kWords = 4 * kHats + 5 * TargetsPerSlice + (TargetsPerSlice + 1) / 2;
 };
 
 template <int TargetsPerSlice, int MaxSources>
@@ -34,37 +34,43 @@ FHE_HD DeviceConversion stage_slice(const DeviceConversion& c, int first_target,
                                    unsigned threads) {
   static_assert(sizeof(Modulus<std::uint64_t>) == 3 * sizeof(std::uint64_t));
   constexpr int kHats = StagedSlice<TargetsPerSlice, MaxSources>::kHats;
-  const int count = std::min(TargetsPerSlice, c.targets - first_target), hats = count * c.sources;
+  // A kernel built for fewer sources converts nothing (convert_coefficients),
+  // and its slice has no room for their hats.
+  if (c.sources > MaxSources) return c;
+  const int count = std::min(TargetsPerSlice, c.targets - first_target);
+  // One region for the hats of the sums the threads run (centred_estimate,
+  // level_constants.cpp): the split sums' are two a hat.
+  const int per_hat = c.centred_estimate ? 1 : 2, hats = per_hat * count * c.sources;
   std::uint64_t* hat_words = words;
-  double* hat_quotient = reinterpret_cast<double*>(words + kHats);
-  std::uint64_t* moduli = words + 2 * kHats;
+  double* hat_quotients = reinterpret_cast<double*>(words + 2 * kHats);
+  std::uint64_t* moduli = words + 4 * kHats;
   std::uint64_t* minus_q = moduli + 3 * TargetsPerSlice;
-  std::uint64_t* factors = minus_q + TargetsPerSlice;
-  auto* offsets = reinterpret_cast<std::uint32_t*>(factors + TargetsPerSlice);
-  const std::size_t first_hat = static_cast<std::size_t>(first_target) * c.sources;
-  // One hat array: plain for the estimate's sums, Montgomery for the 128-bit
-  // ones; fp64_sources says which the threads run (level_constants.cpp).
-  const std::uint64_t* global_hats = c.fp64_sources ? c.hat_plain : c.hat_montgomery;
+  double* minus_q_quotient = reinterpret_cast<double*>(minus_q + TargetsPerSlice);
+  auto* offsets = reinterpret_cast<std::uint32_t*>(minus_q + 2 * TargetsPerSlice);
+  const std::size_t first_hat = static_cast<std::size_t>(per_hat) * first_target * c.sources;
+  const std::uint64_t* global_hats = c.centred_estimate ? c.hat_plain : c.split_hats;
+  const double* global_quotients = c.centred_estimate ? c.hat_quotient : c.split_quotients;
   for (int i = thread; i < hats; i += threads) {
     hat_words[i] = global_hats[first_hat + i];
-    hat_quotient[i] = c.hat_quotient[first_hat + i];
+    hat_quotients[i] = global_quotients[first_hat + i];
   }
   const std::uint64_t* global_moduli = reinterpret_cast<const std::uint64_t*>(c.target_moduli + first_target);
   for (int i = thread; i < 3 * count; i += threads) moduli[i] = global_moduli[i];
   for (int t = thread; t < count; t += threads) {
-    minus_q[t] = c.minus_q_montgomery[first_target + t];
-    factors[t] = c.target_factors[first_target + t];
+    if (!c.centred_estimate) {
+      minus_q[t] = c.minus_q[first_target + t];
+      minus_q_quotient[t] = c.minus_q_quotient[first_target + t];
+    }
     offsets[t] = c.target_offsets[first_target + t];
   }
   DeviceConversion view = c;
   view.targets = count;
   view.target_moduli = reinterpret_cast<const Modulus<std::uint64_t>*>(moduli);
   view.target_offsets = offsets;
-  view.hat_montgomery = hat_words;
-  view.hat_plain = hat_words;
-  view.minus_q_montgomery = minus_q;
-  view.target_factors = factors;
-  view.hat_quotient = hat_quotient;
+  view.hat_plain = view.split_hats = hat_words;
+  view.hat_quotient = view.split_quotients = hat_quotients;
+  view.minus_q = minus_q;
+  view.minus_q_quotient = minus_q_quotient;
   return view;
 }
 

@@ -5,32 +5,43 @@
 // per-target constants (uniform loads) serve two outputs, for the targets
 // first_target .. first_target + TargetsPerSlice - 1.
 //
-// y_i = [x_i * qhat_i^-1]_(q_i) are computed once, then every target is one
-// of two sums:
-// - the exact 128-bit sum sum_i y_i [qhat_i R]_(p_t) + #(y_i > q_i/2)
-//   [-Q R]_(p_t), reduced once by Montgomery (R^-1 cancels the constants'
-//   R). make_basis_conversion refuses source sets whose sums could leave
-//   montgomery_reduce's range; the count of negative y_i times [-Q R]_(p_t)
-//   is a 64-bit product (counts <= kMaxConversionSources, primes < 2^61).
-// - when every source is below 2^50 (DeviceConversion::fp64_sources) and
-//   there are at most kMaxFp64Sources, for every target: with the centred
-//   digits y~_i (|y~_i| <= (q_i - 1)/2 < 2^49) and h_i = [qhat_i]_(p_t),
-//   X = sum_i y~_i h_i is congruent to the output. Its quotient by p_t is
-//   estimated in double precision, e = round(sum_i y~_i fl(h_i / p_t)) (one
-//   product and S - 1 FMAs), and r = X - e p_t is computed in 64-bit words
-//   mod 2^64 (the low halves of the products). Error of the estimate:
-//   each fl(h_i / p_t) is within 3 * 2^-53 of h_i / p_t < 1 (0.19 after
+// y_i = [x_i * qhat_i^-1]_(q_i) are computed once, then every target is
+// X mod p_t for an X congruent to sum_i y~_i qhat_i, y~_i the centred digit
+// (y_i, or y_i - q_i when y_i > q_i / 2), which is what
+// BasisConversion::convert computes. Both sums estimate the quotient of X
+// by p_t in double precision, e = round(X / p_t) up to the estimate's error,
+// compute r = X - e p_t in 64-bit words mod 2^64 (the low halves of the
+// products) and make it canonical; p_t < 2^62 keeps r in a signed word.
+// - The centred sums, when every source is below 2^50 and there are at
+//   most kMaxFp64Sources (DeviceConversion::centred_estimate): with
+//   h_i = [qhat_i]_(p_t), X = sum_i y~_i h_i and
+//   e = round(sum_i y~_i fl(h_i / p_t)) (one product and S - 1 FMAs).
+//   Each fl(h_i / p_t) is within 3 * 2^-53 of h_i / p_t < 1 (0.19 after
 //   the product), each of the S roundings at most half an ulp below 2^51
-//   (2^-3), so with S <= 4 it is within 1.25 of X / p_t, and
+//   (2^-3), so with S <= 4 the estimate is within 1.25 of X / p_t, and
 //   |X / p_t| < 2^51 - 4 (the rounding needs |e| < 2^51). Then
 //   -1.75 p_t < r < 1.75 p_t: two conditional additions and one
-//   subtraction of p_t make it canonical (p_t < 2^62 keeps r in a signed
-//   word). With every source below 2^46 (close_estimate) the same bounds
-//   give 0.11 (|y~_i| < 2^45: 0.012 a term, roundings below 2^47: 2^-6), so
-//   -0.61 p_t < r < 0.61 p_t and one conditional addition suffices.
-//   Against a product mod p_t per term in double precision (session
-//   30, docs/performance.md): a fifth of the FP64 operations, and one path
-//   for the narrow and the wide targets.
+//   subtraction of p_t make it canonical. With every source below 2^46
+//   (close_estimate) the same bounds give 0.11 (|y~_i| < 2^45: 0.012 a
+//   term, roundings below 2^47: 2^-6), so -0.61 p_t < r < 0.61 p_t and one
+//   conditional addition suffices.
+// - The split sums, for every other conversion (wide sources, or more
+//   than 4): each y_i < 2^61 split into 32-bit halves, y_i = a_i 2^32 + b_i,
+//   and X = sum_i (a_i H_i + b_i h_i) + n [-Q]_(p_t), where
+//   H_i = [h_i 2^32]_(p_t) and n counts the y_i above q_i / 2. The
+//   estimate sums a_i fl(H_i / p_t) + b_i fl(h_i / p_t) and
+//   n fl([-Q]_(p_t) / p_t): |X / p_t| < 8 (2^29 + 2^32 + 1) < 2^36, the
+//   quotients' errors (3 * 2^-53) times the halves sum to below
+//   8 * 3 (2^-21 + 2^-24) < 2^-16, and each of the at most 17 roundings
+//   below 2^36 is at most 2^-18, so the estimate is within 2^-13 of
+//   X / p_t, -0.51 p_t < r < 0.51 p_t and one conditional addition
+//   suffices. A product of a 32-bit half and a word
+//   mod 2^64 is two multiply-adds; the 128-bit sums with a Montgomery
+//   reduction they replace took about 100 instructions a converted word
+//   (Nsight Compute, session 31).
+// Against a product mod p_t per term in double precision (session 30,
+// docs/performance.md): a fifth of the FP64 operations, and one path for
+// the narrow and the wide targets.
 #pragma once
 
 #include <algorithm>
@@ -46,7 +57,7 @@ namespace fhe::cuda {
 inline constexpr unsigned kConversionCoefficients = 2;
 
 static_assert(kMaxConversionSources <= 8 && WordTraits<std::uint64_t>::max_modulus_bits <= 61,
-              "count * [-Q R]_(p_t) must fit a word");
+              "the split sums' bound: at most 8 sources below 2^61, targets below 2^62");
 
 // A target's S hats (words or doubles), two to a 16-byte load when S is
 // even (the blob aligns every array to 16 bytes, so hat + t * S is aligned
@@ -90,72 +101,100 @@ FHE_HD std::uint64_t canonical_of_signed(std::uint64_t r, std::uint64_t p) {
   return fhe::ntt::gpu::subtract_if_at_least(canonical_of_close(canonical_of_close(r, p), p), p);
 }
 
-template <int S, int TargetsPerSlice, bool Fp64Sources>
-FHE_HD void convert_sources(const DeviceConversion& c, const std::uint64_t* __restrict__ source,
+// y_i at one position of source row i.
+FHE_HD std::uint64_t source_digit(const DeviceConversion& c, const std::uint64_t* __restrict__ source, int i,
+                                  std::size_t position, int log_n) {
+  const std::size_t n = std::size_t{1} << log_n;
+  const std::uint64_t x = source[(static_cast<std::size_t>(c.source_offset_rows) + i) * n + position];
+  return mul_shoup(x, c.hat_inverse[i], c.hat_inverse_shoup[i], c.source_moduli[i].value);
+}
+
+template <int S, int TargetsPerSlice>
+FHE_HD void convert_centred(const DeviceConversion& c, const std::uint64_t* __restrict__ source,
                             std::uint64_t* __restrict__ destination, std::size_t k, int log_n, int first_target) {
   using u64 = std::uint64_t;
-  using u128 = unsigned __int128;
   namespace ntt = fhe::ntt::gpu;
   const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
-  const u64* src = source + static_cast<std::size_t>(c.source_offset_rows) * n;
-  u64 y[kConversionCoefficients][S];  // y_i, or with Fp64Sources y~_i mod 2^64
-  double centred[kConversionCoefficients][Fp64Sources ? S : 1];  // y~_i
-  std::uint32_t negatives[kConversionCoefficients] = {};
+  u64 y[kConversionCoefficients][S];  // y~_i mod 2^64
+  double centred[kConversionCoefficients][S];  // y~_i
 #pragma unroll
   for (int i = 0; i < S; ++i) {
-    const u64 q = c.source_moduli[i].value, w = c.hat_inverse[i], w_shoup = c.hat_inverse_shoup[i];
+    const u64 q = c.source_moduli[i].value;
 #pragma unroll
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-      const u64 yi = mul_shoup(src[static_cast<std::size_t>(i) * n + k + j * half], w, w_shoup, q);
+      const u64 yi = source_digit(c, source, i, k + j * half, log_n);
       const bool negative = yi > q / 2;
-      if constexpr (Fp64Sources) {
-        const double word = ntt::fp64_of_word(yi);
-        centred[j][i] = negative ? ntt::fp64_add(word, -ntt::fp64_of_word(q)) : word;
-        y[j][i] = negative ? yi - q : yi;
-      } else {
-        negatives[j] += negative ? 1 : 0;
-        y[j][i] = yi;
-      }
+      const double word = ntt::fp64_of_word(yi);
+      centred[j][i] = negative ? ntt::fp64_add(word, -ntt::fp64_of_word(q)) : word;
+      y[j][i] = negative ? yi - q : yi;
     }
   }
   const int last = std::min(c.targets, first_target + TargetsPerSlice);
   for (int t = first_target; t < last; ++t) {
     const u64 p = c.target_moduli[t].value;
     u64* out = destination + static_cast<std::size_t>(c.target_offsets[t]) * n;
-    if constexpr (Fp64Sources) {
-      double quotient[S];
-      u64 hat[S];
-      load_hats<S>(c.hat_quotient + static_cast<std::size_t>(t) * S, quotient);
-      load_hats<S>(c.hat_plain + static_cast<std::size_t>(t) * S, hat);
-#pragma unroll
-      for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-        double estimate = ntt::fp64_mul(centred[j][0], quotient[0]);
-        u64 sum = y[j][0] * hat[0];
-#pragma unroll
-        for (int i = 1; i < S; ++i) {
-          estimate = ntt::fp64_fma(centred[j][i], quotient[i], estimate);
-          sum += y[j][i] * hat[i];
-        }
-        const u64 r = sum - rounded_word(estimate) * p;
-        out[k + j * half] = c.close_estimate ? canonical_of_close(r, p) : canonical_of_signed(r, p);
-      }
-      continue;
-    }
+    double quotient[S];
     u64 hat[S];
-    load_hats<S>(c.hat_montgomery + static_cast<std::size_t>(t) * S, hat);
-    const u64 minus_q = c.minus_q_montgomery[t], factor = c.target_factors[t];
-    u128 sum[kConversionCoefficients];
-#pragma unroll
-    for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] = static_cast<u64>(negatives[j]) * minus_q;
-#pragma unroll
-    for (int i = 0; i < S; ++i) {
-      const u64 h = hat[i];
-#pragma unroll
-      for (unsigned j = 0; j < kConversionCoefficients; ++j) sum[j] += static_cast<u128>(y[j][i]) * h;
-    }
+    load_hats<S>(c.hat_quotient + static_cast<std::size_t>(t) * S, quotient);
+    load_hats<S>(c.hat_plain + static_cast<std::size_t>(t) * S, hat);
 #pragma unroll
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {
-      out[k + j * half] = montgomery_reduce(static_cast<u64>(sum[j] >> 64), static_cast<u64>(sum[j]), p, factor);
+      double estimate = ntt::fp64_mul(centred[j][0], quotient[0]);
+      u64 sum = y[j][0] * hat[0];
+#pragma unroll
+      for (int i = 1; i < S; ++i) {
+        estimate = ntt::fp64_fma(centred[j][i], quotient[i], estimate);
+        sum += y[j][i] * hat[i];
+      }
+      const u64 r = sum - rounded_word(estimate) * p;
+      out[k + j * half] = c.close_estimate ? canonical_of_close(r, p) : canonical_of_signed(r, p);
+    }
+  }
+}
+
+// One coefficient at a time: the halves and their doubles take three
+// times the registers of y_i, so both coefficients' would spill.
+template <int S, int TargetsPerSlice>
+FHE_HD void convert_split(const DeviceConversion& c, const std::uint64_t* __restrict__ source,
+                          std::uint64_t* __restrict__ destination, std::size_t k, int log_n, int first_target) {
+  using u64 = std::uint64_t;
+  namespace ntt = fhe::ntt::gpu;
+  const std::size_t n = std::size_t{1} << log_n, half = n >> 1;
+  const int last = std::min(c.targets, first_target + TargetsPerSlice);
+#pragma unroll 1
+  for (unsigned j = 0; j < kConversionCoefficients; ++j) {
+    const std::size_t position = k + j * half;
+    std::uint32_t a[S], b[S];  // y_i = a_i 2^32 + b_i
+    double high[S], low[S];    // a_i, b_i
+    std::uint32_t negatives = 0;
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+      const u64 yi = source_digit(c, source, i, position, log_n);
+      negatives += yi > c.source_moduli[i].value / 2 ? 1 : 0;
+      a[i] = static_cast<std::uint32_t>(yi >> 32);
+      b[i] = static_cast<std::uint32_t>(yi);
+      high[i] = ntt::fp64_of_word(a[i]);
+      low[i] = ntt::fp64_of_word(b[i]);
+    }
+    const double count = ntt::fp64_of_word(negatives);
+#pragma unroll 1
+    for (int t = first_target; t < last; ++t) {
+      const auto* hats = reinterpret_cast<const HatPair<u64>*>(c.split_hats) + static_cast<std::size_t>(t) * S;
+      const auto* quotients =
+          reinterpret_cast<const HatPair<double>*>(c.split_quotients) + static_cast<std::size_t>(t) * S;
+      double estimate = ntt::fp64_mul(count, c.minus_q_quotient[t]);
+      u64 sum = static_cast<u64>(negatives) * c.minus_q[t];
+#pragma unroll
+      for (int i = 0; i < S; ++i) {
+        const HatPair<u64> hat = hats[i];  // (h_i, H_i)
+        const HatPair<double> quotient = quotients[i];
+        estimate = ntt::fp64_fma(high[i], quotient.second, estimate);
+        estimate = ntt::fp64_fma(low[i], quotient.first, estimate);
+        sum += static_cast<u64>(a[i]) * hat.second + static_cast<u64>(b[i]) * hat.first;
+      }
+      const u64 p = c.target_moduli[t].value;
+      destination[static_cast<std::size_t>(c.target_offsets[t]) * n + position] =
+          canonical_of_close(sum - rounded_word(estimate) * p, p);
     }
   }
 }
@@ -170,11 +209,11 @@ FHE_HD void convert_coefficients(const DeviceConversion& c, const std::uint64_t*
   const auto run = [&]<int S>() {
     if constexpr (S <= MaxSources) {
       if constexpr (S <= kMaxFp64Sources) {
-        if (c.fp64_sources) {
-          return convert_sources<S, TargetsPerSlice, true>(c, source, destination, k, log_n, first_target);
+        if (c.centred_estimate) {
+          return convert_centred<S, TargetsPerSlice>(c, source, destination, k, log_n, first_target);
         }
       }
-      convert_sources<S, TargetsPerSlice, false>(c, source, destination, k, log_n, first_target);
+      convert_split<S, TargetsPerSlice>(c, source, destination, k, log_n, first_target);
     }
   };
   switch (c.sources) {

@@ -14,13 +14,13 @@ namespace fhe::cuda {
 // wide; every preset has |P| <= 6).
 inline constexpr int kMaxConversionSources = 8;
 
-// Sources below 2^50 allow the double-precision sums: their centred digits
-// are exact doubles below 2^49, the products' input bound (fhe/ntt/cuda/
+// Sources below 2^50 allow the centred sums: their centred digits are exact
+// doubles below 2^49, the products' input bound (fhe/ntt/cuda/
 // fp64_arith.cuh).
 inline constexpr int kFp64SourceBits = 50;
 inline constexpr int kCloseEstimateSourceBits = 46;
-// The estimate's error bound (conversion_thread.cuh) holds for at most 4
-// sources; conversions with more keep the 128-bit sums.
+// The centred estimate's error bound (conversion_thread.cuh) holds for at
+// most 4 sources; conversions with more take the split sums.
 inline constexpr int kMaxFp64Sources = 4;
 
 struct DeviceConversion {
@@ -33,22 +33,26 @@ struct DeviceConversion {
   const std::uint64_t* hat_inverse_shoup = nullptr;
   const Modulus<std::uint64_t>* target_moduli = nullptr;
   const std::uint32_t* target_offsets = nullptr;
-  // BasisConversion's Montgomery-form constants ([qhat_i R]_(p_t),
-  // [-Q R]_(p_t), montgomery_factor(p_t)), uploaded as they are.
-  const std::uint64_t* hat_montgomery = nullptr;      // [t * sources + i]
-  const std::uint64_t* minus_q_montgomery = nullptr;  // [t]
-  const std::uint64_t* target_factors = nullptr;      // [t] montgomery_factor(p_t)
-  // The quotient-estimate sums (conversion_thread.cuh), when there are at
-  // most kMaxFp64Sources sources, each below 2^50: per target and source
-  // [qhat_i]_(p_t) as a word and fl([qhat_i]_(p_t) / p_t) as a double.
-  // A block stages the plain or the Montgomery hats by this flag (one
-  // array in shared memory), so it must say which sums the thread runs.
-  bool fp64_sources = false;
+  // The two sums of conversion_thread.cuh, both a quotient estimate in
+  // double precision and a remainder in 64-bit words.
+  // The centred sums, when there are at most kMaxFp64Sources sources, each
+  // below 2^50: per target and source [qhat_i]_(p_t) as a word and
+  // fl([qhat_i]_(p_t) / p_t) as a double. A block stages these or the split
+  // sums' constants by this flag (one region of shared memory), so it must
+  // say which sums the thread runs.
+  bool centred_estimate = false;
   // Every source below 2^46 as well: the estimate is within 0.11 of the
   // quotient, so the remainder is within 0.61 p_t of 0 (conversion_thread.cuh).
   bool close_estimate = false;
   const std::uint64_t* hat_plain = nullptr;  // [t * sources + i]
   const double* hat_quotient = nullptr;      // [t * sources + i]
+  // The split sums (every other conversion): per target and source the pair
+  // (h, [h 2^32]_(p_t)), h = [qhat_i]_(p_t), and their quotients by p_t; per
+  // target [-Q]_(p_t) and its quotient.
+  const std::uint64_t* split_hats = nullptr;  // [2 (t * sources + i) + 0 or 1]
+  const double* split_quotients = nullptr;    // [2 (t * sources + i) + 0 or 1]
+  const std::uint64_t* minus_q = nullptr;     // [t]
+  const double* minus_q_quotient = nullptr;   // [t]
 };
 
 // Division by the dropped rows' product with rounding (RnsScaleDown).

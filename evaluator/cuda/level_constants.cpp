@@ -39,34 +39,39 @@ class BlobBuilder {
 };
 
 struct ConversionOffsets {
-  std::size_t source_moduli, hat_inverse, hat_inverse_shoup, target_moduli, target_offsets,
-      hat_montgomery, minus_q_montgomery, target_factors, hat_plain, hat_quotient;
+  std::size_t source_moduli, hat_inverse, hat_inverse_shoup, target_moduli, target_offsets, hat_plain, hat_quotient,
+      split_hats, split_quotients, minus_q, minus_q_quotient;
 };
 
-// The quotient-estimate sums' constants (DeviceConversion): [qhat_i]_(p_t)
-// out of its Montgomery form, and fl([qhat_i]_(p_t) / p_t) from the
-// doubles of both (relative error at most 3 * 2^-53 when p_t > 2^53).
-std::vector<std::uint64_t> plain_hats(const BasisConversion& c) {
-  std::vector<std::uint64_t> out;
-  for (std::size_t t = 0; t < c.target_count(); ++t) {
-    const std::uint64_t p = c.target_moduli[t].value;
-    for (std::size_t i = 0; i < c.source_count(); ++i) {
-      out.push_back(montgomery_reduce(0, c.hat_montgomery[t * c.source_count() + i], p, c.target_factors[t]));
-    }
-  }
-  return out;
+// Word x of target t out of its Montgomery form.
+std::uint64_t plain_of(const BasisConversion& c, std::size_t t, std::uint64_t x) {
+  return montgomery_reduce(0, x, c.target_moduli[t].value, c.target_factors[t]);
 }
 
-std::vector<double> hat_quotients(const BasisConversion& c, const std::vector<std::uint64_t>& hats) {
-  std::vector<double> out;
-  for (std::size_t t = 0; t < c.target_count(); ++t) {
-    const double p = static_cast<double>(c.target_moduli[t].value);
-    for (std::size_t i = 0; i < c.source_count(); ++i) {
-      out.push_back(static_cast<double>(hats[t * c.source_count() + i]) / p);
+// The sums' constants (DeviceConversion). Each quotient fl(h / p_t) comes
+// from the doubles of both: relative error at most 3 * 2^-53 when p_t > 2^53.
+struct SumConstants {
+  std::vector<std::uint64_t> hat_plain, split_hats, minus_q;
+  std::vector<double> hat_quotient, split_quotients, minus_q_quotient;
+
+  explicit SumConstants(const BasisConversion& c) {
+    for (std::size_t t = 0; t < c.target_count(); ++t) {
+      const std::uint64_t p = c.target_moduli[t].value;
+      const auto quotient = [&](std::uint64_t h) { return static_cast<double>(h) / static_cast<double>(p); };
+      const std::uint64_t two32 = (std::uint64_t{1} << 32) % p;
+      for (std::size_t i = 0; i < c.source_count(); ++i) {
+        const std::uint64_t h = plain_of(c, t, c.hat_montgomery[t * c.source_count() + i]);
+        const std::uint64_t high = mul_mod_exact<std::uint64_t>(h, two32, p);
+        hat_plain.push_back(h);
+        hat_quotient.push_back(quotient(h));
+        split_hats.insert(split_hats.end(), {h, high});
+        split_quotients.insert(split_quotients.end(), {quotient(h), quotient(high)});
+      }
+      minus_q.push_back(plain_of(c, t, c.minus_q_montgomery[t]));
+      minus_q_quotient.push_back(quotient(minus_q.back()));
     }
   }
-  return out;
-}
+};
 
 bool sources_below(const BasisConversion& c, int bits) {
   return std::all_of(c.source_moduli.begin(), c.source_moduli.end(),
@@ -79,11 +84,11 @@ ConversionOffsets add_conversion(BlobBuilder& blob, const BasisConversion& c) {
                           " sources (at most " + std::to_string(kMaxConversionSources) + ")");
   }
   std::vector<std::uint32_t> offsets(c.target_offsets.begin(), c.target_offsets.end());
-  const std::vector<std::uint64_t> hats = plain_hats(c);
-  return {blob.add(c.source_moduli), blob.add(c.hat_inverse),        blob.add(c.hat_inverse_shoup),
-          blob.add(c.target_moduli), blob.add(offsets),              blob.add(c.hat_montgomery),
-          blob.add(c.minus_q_montgomery), blob.add(c.target_factors), blob.add(hats),
-          blob.add(hat_quotients(c, hats))};
+  const SumConstants k(c);
+  return {blob.add(c.source_moduli),   blob.add(c.hat_inverse),         blob.add(c.hat_inverse_shoup),
+          blob.add(c.target_moduli),   blob.add(offsets),               blob.add(k.hat_plain),
+          blob.add(k.hat_quotient),    blob.add(k.split_hats),          blob.add(k.split_quotients),
+          blob.add(k.minus_q),         blob.add(k.minus_q_quotient)};
 }
 
 DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, const std::uint8_t* base) {
@@ -95,13 +100,15 @@ DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, co
   d.hat_inverse_shoup = reinterpret_cast<const std::uint64_t*>(base + o.hat_inverse_shoup);
   d.target_moduli = reinterpret_cast<const Modulus<std::uint64_t>*>(base + o.target_moduli);
   d.target_offsets = reinterpret_cast<const std::uint32_t*>(base + o.target_offsets);
-  d.hat_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.hat_montgomery);
-  d.minus_q_montgomery = reinterpret_cast<const std::uint64_t*>(base + o.minus_q_montgomery);
-  d.target_factors = reinterpret_cast<const std::uint64_t*>(base + o.target_factors);
-  d.fp64_sources = c.source_count() <= static_cast<std::size_t>(kMaxFp64Sources) && sources_below(c, kFp64SourceBits);
+  d.centred_estimate =
+      c.source_count() <= static_cast<std::size_t>(kMaxFp64Sources) && sources_below(c, kFp64SourceBits);
   d.close_estimate = sources_below(c, kCloseEstimateSourceBits);
   d.hat_plain = reinterpret_cast<const std::uint64_t*>(base + o.hat_plain);
   d.hat_quotient = reinterpret_cast<const double*>(base + o.hat_quotient);
+  d.split_hats = reinterpret_cast<const std::uint64_t*>(base + o.split_hats);
+  d.split_quotients = reinterpret_cast<const double*>(base + o.split_quotients);
+  d.minus_q = reinterpret_cast<const std::uint64_t*>(base + o.minus_q);
+  d.minus_q_quotient = reinterpret_cast<const double*>(base + o.minus_q_quotient);
   return d;
 }
 

@@ -2,12 +2,13 @@
 // run on the host, thread by thread and slice by slice over the staged
 // device view of a CPU BasisConversion (conversion_slice.cuh), against
 // BasisConversion::convert word for word.
-// Covers both sums (128-bit with Montgomery, and the quotient estimate in
-// double precision when every source is below 2^50, up to 4 sources, for
-// narrow and wide targets), 1 to 8 sources, four sources just below 2^50
-// with 61-bit targets (the estimate's largest error), and the centred
-// digits at their edges (y_i = 0, floor(q/2), floor(q/2) + 1, q - 1, the
-// same edge in every source at once: the largest |X / p_t| of each sign),
+// Covers both sums (the centred sums when every source is below 2^50, up
+// to 4 sources, and the split sums otherwise, for narrow and wide
+// targets), 1 to 8 sources, four sources just below 2^50 with 61-bit
+// targets (the centred estimate's largest error), eight 61-bit sources
+// (the split estimate's largest quotients), and the centred digits at
+// their edges (y_i = 0, floor(q/2), floor(q/2) + 1, q - 1, the same edge
+// in every source at once: the largest |X / p_t| of each sign),
 // and that every preset's ModDown-and-rescale conversion fits the device
 // view. Runs without a GPU.
 #include <gtest/gtest.h>
@@ -40,7 +41,7 @@ constexpr int kTargetsPerSlice = 3;  // several slices, the last one partial
 struct Case {
   std::vector<int> source_bits;
   std::vector<int> target_bits;
-  bool fp64_sources;  // expected
+  bool centred_estimate;  // expected
 };
 
 // Distinct primes of the asked sizes, in the asked order.
@@ -110,18 +111,32 @@ void check(const Case& c) {
 
   std::vector<std::uint8_t> image;
   const cuda::DeviceConversion device = cuda::host_conversion_view(conversion, image);
-  EXPECT_EQ(device.fp64_sources, c.fp64_sources);
-  for (std::size_t t = 0; t < targets.size(); ++t) {  // the estimate's constants, computed here again
+  EXPECT_EQ(device.centred_estimate, c.centred_estimate);
+  // The sums' constants, computed here again; each quotient within the
+  // 3 * 2^-53 (relative) that the estimates' bounds assume.
+  const auto expect_quotient = [](double got, u64 word, u64 p) {
+    const long double quotient = static_cast<long double>(word) / static_cast<long double>(p);
+    EXPECT_LE(std::fabs(static_cast<long double>(got) - quotient), 3 * 0x1p-53L * quotient);
+  };
+  for (std::size_t t = 0; t < targets.size(); ++t) {
     const u64 p = targets[t];
+    u64 q_source = 1;
+    for (const u64 q : sources) q_source = mul_mod_exact<u64>(q_source, q % p, p);
+    ASSERT_EQ(device.minus_q[t], (p - q_source) % p);
+    expect_quotient(device.minus_q_quotient[t], device.minus_q[t], p);
     for (std::size_t i = 0; i < sources.size(); ++i) {
       u64 hat = 1;
       for (std::size_t k = 0; k < sources.size(); ++k) {
         if (k != i) hat = mul_mod_exact<u64>(hat, sources[k] % p, p);
       }
+      const u64 high = mul_mod_exact<u64>(hat, (u64{1} << 32) % p, p);
       const std::size_t at = t * sources.size() + i;
       ASSERT_EQ(device.hat_plain[at], hat);
-      const long double quotient = static_cast<long double>(hat) / static_cast<long double>(p);
-      EXPECT_LE(std::fabs(static_cast<long double>(device.hat_quotient[at]) - quotient), 3 * 0x1p-53L * quotient);
+      ASSERT_EQ(device.split_hats[2 * at], hat);
+      ASSERT_EQ(device.split_hats[2 * at + 1], high);
+      expect_quotient(device.hat_quotient[at], hat, p);
+      expect_quotient(device.split_quotients[2 * at], hat, p);
+      expect_quotient(device.split_quotients[2 * at + 1], high, p);
     }
   }
   std::vector<u64> got(targets.size() * n, ~u64{0});
@@ -151,13 +166,21 @@ TEST(ConversionEmulation, SourcesAndTargetsAtTheDoublePrecisionBounds) {
   check({{50}, {42, 42}, true});
 }
 
-TEST(ConversionEmulation, AWideSourceKeepsTheIntegerSums) {
+TEST(ConversionEmulation, AWideSourceTakesTheSplitSums) {
   check({{60, 40, 40, 40}, {40, 40, 60, 40, 61}, false});
   check({{51, 40}, {40, 42}, false});
+  check({{61}, {40, 61, 30}, false});
+}
+
+// The ModDown's conversion: the P primes (near 2^60) to the Q rows.
+TEST(ConversionEmulation, WideSourcesToNarrowAndWideTargets) {
+  check({{60, 60, 60, 60}, {40, 40, 60, 40, 40, 40, 40}, false});
+  check({{60, 60, 60, 60, 40}, {40, 60, 40}, false});  // with the rescale's prime (ModDown + rescale)
 }
 
 TEST(ConversionEmulation, EightSourcesAndOne) {
-  check({{40, 40, 40, 40, 40, 40, 40, 40}, {40, 60, 40, 40}, false});  // more than the estimate's 4
+  check({{40, 40, 40, 40, 40, 40, 40, 40}, {40, 60, 40, 40}, false});  // more than the centred sums' 4
+  check({{61, 61, 61, 61, 61, 61, 61, 61}, {61, 61, 40, 61}, false});  // the split estimate's largest |X / p_t|
   check({{30}, {30, 30, 60}, true});
 }
 
@@ -214,11 +237,12 @@ TEST(ConversionEmulation, TheRescaleLiftIsTheOneSourceConversion) {
   }
 }
 
-// A block stages one array of hats, plain or Montgomery, by fp64_sources,
-// and a thread takes the estimate only up to kMaxFp64Sources sources: the
-// flag must be off for every ModUp digit with more (the logN 17 presets'
-// digits of 6 primes below 2^50), or those would read plain hats as
-// Montgomery ones; and on for the default preset's digits of 40-bit primes.
+// A block stages the centred or the split sums' hats by centred_estimate,
+// and a thread takes the centred sums only up to kMaxFp64Sources sources:
+// the flag must be off for every ModUp digit with more (the logN 17
+// presets' digits of 6 primes below 2^50), or those would read the centred
+// sums' hats as split ones; and on for the default preset's digits of
+// 40-bit primes.
 TEST(ConversionEmulation, EveryPresetsModUpDigitsTakeTheSumsTheirHatsAreStagedFor) {
   int wide_digits_of_narrow_primes = 0;
   for (const Preset& preset : all_presets()) {
@@ -228,10 +252,10 @@ TEST(ConversionEmulation, EveryPresetsModUpDigitsTakeTheSumsTheirHatsAreStagedFo
       const bool narrow = std::all_of(digit.mod_up.source_moduli.begin(), digit.mod_up.source_moduli.end(),
                                       [](const auto& q) { return q.value < (u64{1} << 41); });
       if (device.sources > cuda::kMaxFp64Sources) {
-        EXPECT_FALSE(device.fp64_sources) << preset.name;
+        EXPECT_FALSE(device.centred_estimate) << preset.name;
         wide_digits_of_narrow_primes += narrow ? 1 : 0;
       } else if (narrow) {
-        EXPECT_TRUE(device.fp64_sources) << preset.name;
+        EXPECT_TRUE(device.centred_estimate) << preset.name;
       }
     }
   }
