@@ -34,13 +34,15 @@ FHE_HD DeviceConversion stage_slice(const DeviceConversion& c, int first_target,
                                    unsigned threads) {
   static_assert(sizeof(Modulus<std::uint64_t>) == 3 * sizeof(std::uint64_t));
   constexpr int kHats = StagedSlice<TargetsPerSlice, MaxSources>::kHats;
-  // A kernel built for fewer sources converts nothing (convert_coefficients),
-  // and its slice has no room for their hats.
-  if (c.sources > MaxSources) return c;
   const int count = std::min(TargetsPerSlice, c.targets - first_target);
   // One region for the hats of the sums the threads run (centred_estimate,
-  // level_constants.cpp): the split sums' are two a hat.
-  const int per_hat = c.centred_estimate ? 1 : 2, hats = per_hat * count * c.sources;
+  // level_constants.cpp): the split sums' are two a hat. A kernel built for
+  // fewer sources converts nothing (convert_coefficients) and has no room
+  // for their hats: it stages none, but its view still points at shared
+  // memory (a view that may point at either would make every load generic;
+  // the loads through __restrict__ became global ones on the H200).
+  const int per_hat = c.centred_estimate ? 1 : 2;
+  const int hats = c.sources > MaxSources ? 0 : per_hat * count * c.sources;
   std::uint64_t* hat_words = words;
   double* hat_quotients = reinterpret_cast<double*>(words + 2 * kHats);
   std::uint64_t* moduli = words + 4 * kHats;
