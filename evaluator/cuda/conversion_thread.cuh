@@ -1,9 +1,10 @@
 // The basis conversion's thread body (BasisConversion::convert word for
 // word), FHE_HD so the host emulation test
 // (tests/evaluator/gpu/conversion_emulation_test.cpp) runs it thread by
-// thread. A thread converts the coefficients k and k + n/2, so the
-// per-target constants (uniform loads) serve two outputs, for the targets
-// first_target .. first_target + TargetsPerSlice - 1.
+// thread. A thread converts the coefficients k and k + n/2 for the targets
+// first_target .. first_target + TargetsPerSlice - 1; the centred sums hold
+// both at once, so the per-target constants (uniform loads) serve two
+// outputs, the split sums take them one after the other (registers).
 //
 // y_i = [x_i * qhat_i^-1]_(q_i) are computed once, then every target is
 // X mod p_t for an X congruent to sum_i y~_i qhat_i, y~_i the centred digit
@@ -24,7 +25,9 @@
 //   subtraction of p_t make it canonical. With every source below 2^46
 //   (close_estimate) the same bounds give 0.11 (|y~_i| < 2^45: 0.012 a
 //   term, roundings below 2^47: 2^-6), so -0.61 p_t < r < 0.61 p_t and one
-//   conditional addition suffices.
+//   conditional addition suffices. Against a product mod p_t per term in
+//   double precision (session 30, docs/performance.md): a fifth of the
+//   FP64 operations, and one path for the narrow and the wide targets.
 // - The split sums, for every other conversion (wide sources, or more
 //   than 4): each y_i < 2^61 split into 32-bit halves, y_i = a_i 2^32 + b_i,
 //   and X = sum_i (a_i H_i + b_i h_i) + n [-Q]_(p_t), where
@@ -35,13 +38,12 @@
 //   8 * 3 (2^-21 + 2^-24) < 2^-16, and each of the at most 17 roundings
 //   below 2^36 is at most 2^-18, so the estimate is within 2^-13 of
 //   X / p_t, -0.51 p_t < r < 0.51 p_t and one conditional addition
-//   suffices. A product of a 32-bit half and a word
-//   mod 2^64 is two multiply-adds; the 128-bit sums with a Montgomery
-//   reduction they replace took about 100 instructions a converted word
-//   (Nsight Compute, session 31).
-// Against a product mod p_t per term in double precision (session 30,
-// docs/performance.md): a fifth of the FP64 operations, and one path for
-// the narrow and the wide targets.
+//   suffices. A product of a 32-bit half and a word mod 2^64 is two
+//   multiply-adds. Against the 128-bit sums with a Montgomery reduction
+//   they replace (Nsight Compute, session 31): the level-0 ModDown
+//   conversion 30.7 -> 27.9 us at about as many instructions (14.4 M ->
+//   14.6 M warp instructions: the compiler recomputes the halves' doubles
+//   a target rather than hold them), with part of the work on the FP64 pipe.
 #pragma once
 
 #include <algorithm>
