@@ -44,6 +44,9 @@
 //   conversion 30.7 -> 27.9 us at about as many instructions (14.4 M ->
 //   14.6 M warp instructions: the compiler recomputes the halves' doubles
 //   a target rather than hold them), with part of the work on the FP64 pipe.
+//   Holding them (the conversion in inline PTX) with the products as
+//   mad.wide.u32 + mad.lo.u32 took fewer PTX operations but more warp
+//   instructions and was no faster (session 31, call 5).
 #pragma once
 
 #include <algorithm>
