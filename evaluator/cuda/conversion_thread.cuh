@@ -14,7 +14,7 @@
 // compute r = X - e p_t in 64-bit words mod 2^64 (the low halves of the
 // products) and make it canonical; p_t < 2^62 keeps r in a signed word.
 // - The centred sums, when every source is below 2^50 and there are at
-//   most kMaxFp64Sources (DeviceConversion::centred_estimate): with
+//   most kMaxCentredSources (DeviceConversion::centred_estimate): with
 //   h_i = [qhat_i]_(p_t), X = sum_i y~_i h_i and
 //   e = round(sum_i y~_i fl(h_i / p_t)) (one product and S - 1 FMAs).
 //   Each fl(h_i / p_t) is within 3 * 2^-53 of h_i / p_t < 1 (0.19 after
@@ -213,7 +213,7 @@ FHE_HD void convert_coefficients(const DeviceConversion& c, const std::uint64_t*
                                  std::size_t k, int log_n, int first_target) {
   const auto run = [&]<int S>() {
     if constexpr (S <= MaxSources) {
-      if constexpr (S <= kMaxFp64Sources) {
+      if constexpr (S <= kMaxCentredSources) {
         if (c.centred_estimate) {
           return convert_centred<S, TargetsPerSlice>(c, source, destination, k, log_n, first_target);
         }

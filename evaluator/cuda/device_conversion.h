@@ -17,11 +17,11 @@ inline constexpr int kMaxConversionSources = 8;
 // Sources below 2^50 allow the centred sums: their centred digits are exact
 // doubles below 2^49, the products' input bound (fhe/ntt/cuda/
 // fp64_arith.cuh).
-inline constexpr int kFp64SourceBits = 50;
+inline constexpr int kCentredSourceBits = 50;
 inline constexpr int kCloseEstimateSourceBits = 46;
 // The centred estimate's error bound (conversion_thread.cuh) holds for at
 // most 4 sources; conversions with more take the split sums.
-inline constexpr int kMaxFp64Sources = 4;
+inline constexpr int kMaxCentredSources = 4;
 
 struct DeviceConversion {
   int sources = 0;
@@ -35,7 +35,7 @@ struct DeviceConversion {
   const std::uint32_t* target_offsets = nullptr;
   // The two sums of conversion_thread.cuh, both a quotient estimate in
   // double precision and a remainder in 64-bit words.
-  // The centred sums, when there are at most kMaxFp64Sources sources, each
+  // The centred sums, when there are at most kMaxCentredSources sources, each
   // below 2^50: per target and source [qhat_i]_(p_t) as a word and
   // fl([qhat_i]_(p_t) / p_t) as a double. A block stages these or the split
   // sums' constants by this flag (one region of shared memory), so it must

@@ -101,7 +101,7 @@ DeviceConversion rebase(const BasisConversion& c, const ConversionOffsets& o, co
   d.target_moduli = reinterpret_cast<const Modulus<std::uint64_t>*>(base + o.target_moduli);
   d.target_offsets = reinterpret_cast<const std::uint32_t*>(base + o.target_offsets);
   d.centred_estimate =
-      c.source_count() <= static_cast<std::size_t>(kMaxFp64Sources) && sources_below(c, kFp64SourceBits);
+      c.source_count() <= static_cast<std::size_t>(kMaxCentredSources) && sources_below(c, kCentredSourceBits);
   d.close_estimate = sources_below(c, kCloseEstimateSourceBits);
   d.hat_plain = reinterpret_cast<const std::uint64_t*>(base + o.hat_plain);
   d.hat_quotient = reinterpret_cast<const double*>(base + o.hat_quotient);

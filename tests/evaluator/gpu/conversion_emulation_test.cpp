@@ -238,7 +238,7 @@ TEST(ConversionEmulation, TheRescaleLiftIsTheOneSourceConversion) {
 }
 
 // A block stages the centred or the split sums' hats by centred_estimate,
-// and a thread takes the centred sums only up to kMaxFp64Sources sources:
+// and a thread takes the centred sums only up to kMaxCentredSources sources:
 // the flag must be off for every ModUp digit with more (the logN 17
 // presets' digits of 6 primes below 2^50), or those would read the centred
 // sums' hats as split ones; and on for the default preset's digits of
@@ -251,7 +251,7 @@ TEST(ConversionEmulation, EveryPresetsModUpDigitsTakeTheSumsTheirHatsAreStagedFo
       const cuda::DeviceConversion device = cuda::host_conversion_view(digit.mod_up, image);
       const bool narrow = std::all_of(digit.mod_up.source_moduli.begin(), digit.mod_up.source_moduli.end(),
                                       [](const auto& q) { return q.value < (u64{1} << 41); });
-      if (device.sources > cuda::kMaxFp64Sources) {
+      if (device.sources > cuda::kMaxCentredSources) {
         EXPECT_FALSE(device.centred_estimate) << preset.name;
         wide_digits_of_narrow_primes += narrow ? 1 : 0;
       } else if (narrow) {
