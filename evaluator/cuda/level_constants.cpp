@@ -50,6 +50,10 @@ std::uint64_t plain_of(const BasisConversion& c, std::size_t t, std::uint64_t x)
 
 // The sums' constants (DeviceConversion). Each quotient fl(h / p_t) comes
 // from the doubles of both: relative error at most 3 * 2^-53 when p_t > 2^53.
+// The centred sums' h and fl(h / p_t) are also the split pairs' first
+// halves; they are uploaded apart as well so that a block stages each
+// conversion's hats contiguously and its threads load them two to a 16-byte
+// load (load_hats).
 struct SumConstants {
   std::vector<std::uint64_t> hat_plain, split_hats, minus_q;
   std::vector<double> hat_quotient, split_quotients, minus_q_quotient;

@@ -2,8 +2,9 @@
 // constants upload_level_constants builds) against BasisConversion::convert,
 // digit by digit at level 0, for digits the key-switch word tests do not
 // reach: the logN 17 presets' six primes below 2^50 (the general kernel and
-// the 128-bit sums, whose staged hats must be the Montgomery ones) and the
-// default preset's four (the few-source kernel and the quotient estimate).
+// the split sums, whose staged hats must be the split ones) and the default
+// preset's four (the few-source kernel: the centred sums, and the split sums
+// on the digit with the base prime).
 #include <gtest/gtest.h>
 
 #include <algorithm>
