@@ -322,6 +322,14 @@ __global__ void copy_own_rows_kernel(const u64* __restrict__ input, u64* __restr
   extended[(static_cast<std::size_t>(d) * ext_rows + r) * n + k] = input[static_cast<std::size_t>(blockIdx.y) * n + k];
 }
 
+// The rotation kernels' narrow rows sum their products in 64-bit words.
+void check_split_digits(const char* launcher, const ExtendedSumArgs& args) {
+  if (args.digits > SplitProductSums::kMaxDigits) {
+    throw InvalidArgument(std::string(launcher) + ": " + std::to_string(args.digits) + " digits (at most " +
+                          std::to_string(SplitProductSums::kMaxDigits) + ")");
+  }
+}
+
 }  // namespace
 
 void launch_copy_own_rows(const u64* input, u64* extended, const std::uint32_t* own_row_starts, int digits,
@@ -380,6 +388,7 @@ void launch_inner_product(const u64* extended, int digits, const std::uint8_t* k
 void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t* const* outs_b,
                              std::uint64_t* const* outs_a, std::uint64_t* const* outs_p,
                              const ExtendedSumArgs& args, cudaStream_t stream) {
+  check_split_digits("launch_rotation_outputs", args);
   RotationTermList list;
   RotationOutputList outs;
   for (int t = 0; t < count && t < kMaxRotationTerms; ++t) {
@@ -396,6 +405,7 @@ void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t
 
 void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedSumArgs& args,
                            cudaStream_t stream) {
+  check_split_digits("launch_rotation_terms", args);
   RotationTermList list;
   for (int t = 0; t < count && t < kMaxRotationTerms; ++t) list.term[t] = terms[t];
   const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));

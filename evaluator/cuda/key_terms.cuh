@@ -86,16 +86,18 @@ struct WideProductSums {
   }
 };
 
-// The same for a narrow row's pair: the digit word (canonical, below
-// q < 2^48) and the key words split into 24-bit halves, x = x0 + x1 2^24,
-// so every partial product is below 2^48 and is added into a 64-bit sum by
-// one 32 x 32 -> 64-bit multiply-add: 4 a key word, where a 128-bit
-// product and sum took about 15 instructions. The sums stay exact for up
-// to 2^15 digits (the middle one gains two products below 2^48 a digit),
-// and a preset has far fewer digits than rows.
+// The same for a narrow row's pair, in 64-bit sums: the digit word
+// (canonical, below q < 2^48) in 24-bit halves, x = x0 + x1 2^24, times each
+// key word as it lies, k = k0 + k1 2^32 (its low 32 bits and its high 16),
+// by four 32 x 32 -> 64-bit multiply-adds: x0 k0 at weight 1, x1 k0 and
+// (x0 2^8) k1 at 2^24, x1 k1 at 2^56. No key word is split (its high 16
+// bits are one mask or shift of the pair's plane): 4 + 1 instructions a key
+// word, where a 128-bit product and sum take about 11 and 24-bit halves of
+// both words (session 19's form) 8. Each sum gains less than 2^56 + 2^48 a
+// digit, so it stays exact for up to kMaxDigits digits.
 struct SplitProductSums {
   static constexpr std::uint32_t kLow24 = 0xffffff;
-  u64 b_low = 0, b_middle = 0, b_high = 0, a_low = 0, a_middle = 0, a_high = 0;
+  static constexpr int kMaxDigits = 254;
   // acc + x y as one mad.wide.u32 (written as 64-bit products of widened
   // operands, the compiler emitted full 64-bit multiplies).
   FHE_HD static u64 mad_wide(std::uint32_t x, std::uint32_t y, u64 acc) {
@@ -107,29 +109,40 @@ struct SplitProductSums {
     return acc + static_cast<u64>(x) * y;
 #endif
   }
-  FHE_HD static void add_split(u64& low, u64& middle, u64& high, std::uint32_t x0, std::uint32_t x1,
-                               std::uint32_t k0, std::uint32_t k1) {
-    low = mad_wide(x0, k0, low);
-    middle = mad_wide(x1, k0, mad_wide(x0, k1, middle));
-    high = mad_wide(x1, k1, high);
-  }
+  // A digit word's three factors: x0, x0 2^8 (below 2^32) and x1.
+  struct Halves {
+    std::uint32_t low, low_shifted, high;
+    FHE_HD explicit Halves(u64 x)
+        : low(static_cast<std::uint32_t>(x) & kLow24),
+          low_shifted(static_cast<std::uint32_t>(x) << 8),
+          high(static_cast<std::uint32_t>(x >> 24)) {}
+  };
+  struct Sums {
+    u64 w0 = 0, w24 = 0, w56 = 0;  // by weight
+    FHE_HD void add(const Halves& x, std::uint32_t k0, std::uint32_t k1) {
+      w0 = mad_wide(x.low, k0, w0);
+      w24 = mad_wide(x.high, k0, mad_wide(x.low_shifted, k1, w24));
+      w56 = mad_wide(x.high, k1, w56);
+    }
+    FHE_HD u128 joined() const {
+      return w0 + (static_cast<u128>(w24) << 24) + (static_cast<u128>(w56) << 56);
+    }
+  };
+  Sums b, a;
   FHE_HD void add(u64 x, const KeyPair<true>& key) {
-    const auto x0 = static_cast<std::uint32_t>(x) & kLow24, x1 = static_cast<std::uint32_t>(x >> 24);
-    add_split(b_low, b_middle, b_high, x0, x1, key.b_low & kLow24, key.b_low >> 24 | (key.highs & 0xffff) << 8);
-    add_split(a_low, a_middle, a_high, x0, x1, key.a_low & kLow24, key.a_low >> 24 | (key.highs >> 16) << 8);
-  }
-  FHE_HD static u128 joined(u64 low, u64 middle, u64 high) {
-    return low + (static_cast<u128>(middle) << 24) + (static_cast<u128>(high) << 48);
+    const Halves halves(x);
+    b.add(halves, key.b_low, key.highs & 0xffff);
+    a.add(halves, key.a_low, key.highs >> 16);
   }
   FHE_HD void reduce(const DeviceModulus& m, u64& out_b, u64& out_a) const {
-    out_b = reduce128(joined(b_low, b_middle, b_high), m);
-    out_a = reduce128(joined(a_low, a_middle, a_high), m);
+    out_b = reduce128(b.joined(), m);
+    out_a = reduce128(a.joined(), m);
   }
 };
 
 // Both key halves at (row, k) in one pass over every digit:
 // sum_d digit_word(d) * key[first_digit + d][b/a][row][k], exact, one
-// reduction each (SplitNarrow: a narrow row's products from 24-bit halves,
+// reduction each (SplitNarrow: a narrow row's products in 64-bit sums,
 // SplitProductSums; otherwise WideProductSums). A thread issues the loads
 // of DigitsPerRound digits together. The rotation kernels take 5 on narrow
 // rows: the default preset's 10 digits at level 0 in two memory round trips

@@ -1,8 +1,9 @@
 // key_terms.cuh on the host: the key inner product in every shape the
 // kernels compile (predicated rounds of 5 and 1 digits, unpredicated rounds
 // of 5 and 10; the rotation kernels' wide rows in predicated rounds of 2
-// beside narrow rows' products from 24-bit halves), over 11 digits (full
-// rounds and digits left over), against the sum of digit x key word
+// beside narrow rows' products in 64-bit sums, the fused kernel's rounds of
+// 10 with those sums), over 11 digits (full rounds and digits left over)
+// and over the 64-bit sums' most digits, against the sum of digit x key word
 // products in plain modular arithmetic, with keys packed in the device layout
 // (switch_key_layout.h) over narrow rows (40- and 48-bit primes) beside
 // wide ones (60-bit).
@@ -24,7 +25,8 @@ using u64 = std::uint64_t;
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
 
 struct Fixture {
-  static constexpr int kLogN = 6, kNarrow = 3, kWide = 2, kDigits = 11, kFirstDigit = 2;
+  static constexpr int kLogN = 6, kNarrow = 3, kWide = 2, kFirstDigit = 2;
+  int digit_count;
   std::size_t n = std::size_t{1} << kLogN, rows = kNarrow + kWide;
   std::vector<u64> moduli, digits, key_words;  // key: components x (b, a) x rows x n
   std::vector<std::uint8_t> packed;
@@ -32,13 +34,13 @@ struct Fixture {
 
   // Narrow rows of `narrow_bits`-bit primes; `largest`: every digit and key
   // word q - 1, the sums' largest terms.
-  explicit Fixture(int narrow_bits, bool largest = false) {
+  explicit Fixture(int narrow_bits, bool largest = false, int digit_count = 11) : digit_count(digit_count) {
     moduli = testing::ntt_moduli(kLogN, kNarrow, narrow_bits);
     for (u64 q : testing::ntt_moduli(kLogN, kWide, 60)) moduli.push_back(q);
     layout = switch_key_layout(moduli, n);
     std::mt19937_64 rng(17);
-    const std::size_t components = kFirstDigit + kDigits;
-    digits.resize(kDigits * rows * n);
+    const std::size_t components = kFirstDigit + static_cast<std::size_t>(digit_count);
+    digits.resize(static_cast<std::size_t>(digit_count) * rows * n);
     for (std::size_t i = 0; i < digits.size(); ++i) digits[i] = rng() % moduli[(i / n) % rows];
     key_words.resize(components * 2 * rows * n);
     for (std::size_t i = 0; i < key_words.size(); ++i) key_words[i] = rng() % moduli[(i / n) % rows];
@@ -65,9 +67,9 @@ struct Fixture {
         const auto digit_word = [&](int d) { return digits[(static_cast<std::size_t>(d) * rows + r) * n + k]; };
         u64 b = 0, a = 0;
         cuda::terms::key_inner_product<DigitsPerRound, Predicated, WideDigitsPerRound, SplitNarrow>(
-            digit_word, kDigits, packed.data(), layout, kFirstDigit, r, k, m, b, a);
+            digit_word, digit_count, packed.data(), layout, kFirstDigit, r, k, m, b, a);
         u64 want_b = 0, want_a = 0;
-        for (int d = 0; d < kDigits; ++d) {
+        for (int d = 0; d < digit_count; ++d) {
           const std::size_t component = 2 * static_cast<std::size_t>(kFirstDigit + d);
           want_b = (want_b + mul(digit_word(d), key_words[(component * rows + r) * n + k], q)) % q;
           want_a = (want_a + mul(digit_word(d), key_words[((component + 1) * rows + r) * n + k], q)) % q;
@@ -92,8 +94,17 @@ TEST(KeyTermsEmulation, EveryShapeOfTheKeyInnerProductSumsThePackedKey) {
       EXPECT_EQ((f.mismatches<5, false>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<10, false>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<5, true, 2, true>()), 0u) << bits << "-bit rows, largest words " << largest;
+      EXPECT_EQ((f.mismatches<10, false, 10, true>()), 0u) << bits << "-bit rows, largest words " << largest;
     }
   }
+}
+
+// The narrow rows' 64-bit sums at their bound: the most digits they allow,
+// each word q - 1 of primes just below 2^48.
+TEST(KeyTermsEmulation, TheSplitSumsStayExactAtTheirMostDigits) {
+  const Fixture f(48, true, cuda::terms::SplitProductSums::kMaxDigits);
+  EXPECT_EQ((f.mismatches<5, true, 2, true>()), 0u);
+  EXPECT_EQ((f.mismatches<10, false, 10, true>()), 0u);
 }
 
 }  // namespace
