@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(kBlock, 5)
   u64 sum_b = s.accumulate ? s.sum_b[i] : 0, sum_a = s.accumulate ? s.sum_a[i] : 0;
   for (int t = 0; t < count; ++t) {
     u64 b, a;
-    rotation_term<5, true, true, 2, true>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+    rotation_term<5, true, true, 2, NarrowSums::split>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
     sum_b = add_mod(sum_b, b, row.m.value);
     sum_a = add_mod(sum_a, a, row.m.value);
   }
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(kBlock, 5)
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   u64 b, a;
-  rotation_term<5, true, true, 2, true>(list.term[t], s, term_row(s, r), r, k,
+  rotation_term<5, true, true, 2, NarrowSums::split>(list.term[t], s, term_row(s, r), r, k,
                                         ExtendedDigits{s.extended, s.rows, n, r}, b, a);
   const SplitRows out{outs.b[t], outs.a[t], outs.p[t], s.q_rows, s.rows, n};
   out.row_b(r)[k] = b;
@@ -324,9 +324,9 @@ __global__ void copy_own_rows_kernel(const u64* __restrict__ input, u64* __restr
 
 // The rotation kernels' narrow rows sum their products in 64-bit words.
 void check_split_digits(const char* launcher, const ExtendedSumArgs& args) {
-  if (args.digits > SplitProductSums::kMaxDigits) {
+  if (args.digits > kMaxSplitSumDigits) {
     throw InvalidArgument(std::string(launcher) + ": " + std::to_string(args.digits) + " digits (at most " +
-                          std::to_string(SplitProductSums::kMaxDigits) + ")");
+                          std::to_string(kMaxSplitSumDigits) + ")");
   }
 }
 

@@ -86,24 +86,46 @@ struct WideProductSums {
   }
 };
 
+// How a narrow row's products are summed: in 128-bit words
+// (WideProductSums), or in 64-bit ones (SplitProductSums) by multiply-adds
+// written for ptxas as mad.wide.u32 (split) or as 32-bit carry chains
+// (chained).
+enum class NarrowSums { wide, split, chained };
+
+// The 64-bit sums' bound on the digits (SplitProductSums).
+inline constexpr int kMaxSplitSumDigits = 254;
+
 // The same for a narrow row's pair, in 64-bit sums: the digit word
 // (canonical, below q < 2^48) in 24-bit halves, x = x0 + x1 2^24, times each
 // key word as it lies, k = k0 + k1 2^32 (its low 32 bits and its high 16),
 // by four 32 x 32 -> 64-bit multiply-adds: x0 k0 at weight 1, x1 k0 and
 // (x0 2^8) k1 at 2^24, x1 k1 at 2^56. No key word is split (its high 16
-// bits are one mask or shift of the pair's plane): 4 + 1 instructions a key
-// word, where a 128-bit product and sum take about 11 and 24-bit halves of
-// both words (session 19's form) 8. Each sum gains less than 2^56 + 2^48 a
-// digit, so it stays exact for up to kMaxDigits digits.
+// bits are one mask or shift of the pair's plane). Each sum gains less than
+// 2^56 + 2^48 a digit, so it stays exact for up to kMaxSplitSumDigits digits.
+// How ptxas compiles a sum over the digits depends on how the multiply-add
+// is written: as mad.wide.u32 it gives about half of them a separate 64-bit
+// add (IMAD.WIDE.U32 + IADD3 + IADD3.X); as a 32-bit carry chain
+// (mad.lo.cc + madc.hi) it fuses every one into one IMAD.WIDE.U32 with its
+// accumulator (Chained), but in the rotation kernels, capped at 48
+// registers, the chains spilled 40-56 bytes. Per ten digits of the fused
+// kernel's narrow rows: 298 instructions with 128-bit sums, 289 split, 209
+// chained (ptxas, sm_90).
+template <bool Chained>
 struct SplitProductSums {
   static constexpr std::uint32_t kLow24 = 0xffffff;
-  static constexpr int kMaxDigits = 254;
-  // acc + x y as one mad.wide.u32 (written as 64-bit products of widened
-  // operands, the compiler emitted full 64-bit multiplies).
   FHE_HD static u64 mad_wide(std::uint32_t x, std::uint32_t y, u64 acc) {
 #if defined(__CUDA_ARCH__)
     u64 out;
-    asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(out) : "r"(x), "r"(y), "l"(acc));
+    if constexpr (Chained) {
+      asm("{\n\t.reg .u32 lo, hi;\n\tmov.b64 {lo, hi}, %3;\n\tmad.lo.cc.u32 lo, %1, %2, lo;\n\t"
+          "madc.hi.u32 hi, %1, %2, hi;\n\tmov.b64 %0, {lo, hi};\n\t}"
+          : "=l"(out)
+          : "r"(x), "r"(y), "l"(acc));
+    } else {
+      // (Written as 64-bit products of widened operands, the compiler
+      // emitted full 64-bit multiplies.)
+      asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(out) : "r"(x), "r"(y), "l"(acc));
+    }
     return out;
 #else
     return acc + static_cast<u64>(x) * y;
@@ -142,8 +164,7 @@ struct SplitProductSums {
 
 // Both key halves at (row, k) in one pass over every digit:
 // sum_d digit_word(d) * key[first_digit + d][b/a][row][k], exact, one
-// reduction each (SplitNarrow: a narrow row's products in 64-bit sums,
-// SplitProductSums; otherwise WideProductSums). A thread issues the loads
+// reduction each (Sums: how a narrow row's products are summed, NarrowSums). A thread issues the loads
 // of DigitsPerRound digits together. The rotation kernels take 5 on narrow
 // rows: the default preset's 10 digits at level 0 in two memory round trips
 // instead of the four of the compiler's 4-way unrolled loop (4 + 4 + 1 +
@@ -167,11 +188,12 @@ struct SplitProductSums {
 //   one: the addresses are a 64-bit add apart. The fused kernel, whose
 //   digits are in shared memory, gains (multiply_relinearize 910 -> 872 us,
 //   rotate_with_key 886 -> 843 us).
-template <int DigitsPerRound, bool PredicatedRounds, bool Narrow, bool SplitNarrow, typename DigitWord>
+template <int DigitsPerRound, bool PredicatedRounds, bool Narrow, NarrowSums Sums, typename DigitWord>
 FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
                                  std::size_t digit_bytes, const SwitchKeyLayout::Place& at, int first_digit,
                                  const DeviceModulus& m, u64& out_b, u64& out_a) {
-  std::conditional_t<Narrow && SplitNarrow, SplitProductSums, WideProductSums> sums;
+  constexpr bool kRaw = Narrow && Sums != NarrowSums::wide;  // the key pair as it lies
+  std::conditional_t<kRaw, SplitProductSums<Sums == NarrowSums::chained>, WideProductSums> sums;
   if constexpr (PredicatedRounds) {
     // Addressed in 64-bit words from the key's start (digit_bytes is a
     // multiple of 8), every load's from scratch: of the shapes tried, the
@@ -180,7 +202,7 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
     const std::size_t digit_words = digit_bytes / 8;
     for (int first = 0; first < digits; first += DigitsPerRound) {
       u64 x[DigitsPerRound];
-      KeyPair<Narrow && SplitNarrow> pairs[DigitsPerRound];
+      KeyPair<kRaw> pairs[DigitsPerRound];
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) {
         const int d = first + j;
@@ -190,7 +212,7 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
         pairs[j] = {};
         if (live) {
           const auto* digit_key = reinterpret_cast<const std::uint8_t*>(key64 + digit);
-          pairs[j] = load_key_pair<Narrow, SplitNarrow>(digit_key + at.first, digit_key + at.second);
+          pairs[j] = load_key_pair<Narrow, kRaw>(digit_key + at.first, digit_key + at.second);
         }
       }
 #pragma unroll
@@ -204,17 +226,17 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
     for (; d + DigitsPerRound <= digits;
          d += DigitsPerRound, key_first += DigitsPerRound * digit_bytes, key_second += DigitsPerRound * digit_bytes) {
       u64 x[DigitsPerRound];
-      KeyPair<Narrow && SplitNarrow> pairs[DigitsPerRound];
+      KeyPair<kRaw> pairs[DigitsPerRound];
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) {
         x[j] = digit_word(d + j);
-        pairs[j] = load_key_pair<Narrow, SplitNarrow>(key_first + j * digit_bytes, key_second + j * digit_bytes);
+        pairs[j] = load_key_pair<Narrow, kRaw>(key_first + j * digit_bytes, key_second + j * digit_bytes);
       }
 #pragma unroll
       for (int j = 0; j < DigitsPerRound; ++j) sums.add(x[j], pairs[j]);
     }
     for (; d < digits; ++d, key_first += digit_bytes, key_second += digit_bytes) {  // the digits left over
-      sums.add(digit_word(d), load_key_pair<Narrow, SplitNarrow>(key_first, key_second));
+      sums.add(digit_word(d), load_key_pair<Narrow, kRaw>(key_first, key_second));
     }
   }
   sums.reduce(m, out_b, out_a);
@@ -225,18 +247,18 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
 // row's keeps a kernel's registers (the larger of its two paths') low
 // enough for more blocks an SM, at the cost of more round trips on the few
 // wide rows (the base and P primes): the rotation kernels' 5 and 2 with
-// SplitNarrow compile to 48 registers, 5 blocks an SM (session 19).
+// NarrowSums::split compile to 48 registers, 5 blocks an SM (session 19).
 template <int DigitsPerRound, bool PredicatedRounds, int WideDigitsPerRound = DigitsPerRound,
-          bool SplitNarrow = false, typename DigitWord>
+          NarrowSums Sums = NarrowSums::wide, typename DigitWord>
 FHE_HD void key_inner_product(DigitWord digit_word, int digits, const std::uint8_t* __restrict__ key,
                               const SwitchKeyLayout& layout, int first_digit, std::size_t row, std::size_t k,
                               const DeviceModulus& m, u64& out_b, u64& out_a) {
   const SwitchKeyLayout::Place at = layout.place(row, k);
   if (at.narrow) {
-    key_inner_product_at<DigitsPerRound, PredicatedRounds, true, SplitNarrow>(
+    key_inner_product_at<DigitsPerRound, PredicatedRounds, true, Sums>(
         digit_word, digits, key, layout.digit_bytes(), at, first_digit, m, out_b, out_a);
   } else {
-    key_inner_product_at<WideDigitsPerRound, PredicatedRounds, false, false>(
+    key_inner_product_at<WideDigitsPerRound, PredicatedRounds, false, NarrowSums::wide>(
         digit_word, digits, key, layout.digit_bytes(), at, first_digit, m, out_b, out_a);
   }
 }
@@ -298,7 +320,7 @@ FHE_HD TermRow term_row(const ExtendedSumArgs& s, std::size_t r) {
 // table and c0, rotate_many[4] took 1.4 % longer). PredicatedRounds: as in
 // key_inner_product.
 template <int DigitsPerRound, bool PredicatedRounds, bool Galois, int WideDigitsPerRound = DigitsPerRound,
-          bool SplitNarrow = false, typename DigitWord>
+          NarrowSums Sums = NarrowSums::wide, typename DigitWord>
 FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, const TermRow& row, std::size_t r,
                           std::size_t k, DigitWord digit_word, u64& b, u64& a) {
   const std::size_t n = row.n, i = r * n + k;
@@ -307,7 +329,7 @@ FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, co
   a = 0;
   if (term.key) {
     const std::size_t source_k = Galois ? term.table[k] : k;
-    key_inner_product<DigitsPerRound, PredicatedRounds, WideDigitsPerRound, SplitNarrow>(
+    key_inner_product<DigitsPerRound, PredicatedRounds, WideDigitsPerRound, Sums>(
         [&](int d) { return digit_word(d, source_k); }, s.digits, term.key, s.key_layout, s.first_digit, row.id, k,
         row.m, b, a);
     if (Galois && row.q_row) b = add_mod(b, mul_shoup(s.c0[r * n + source_k], row.p, row.p_shoup, q), q);

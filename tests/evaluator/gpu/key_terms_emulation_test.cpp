@@ -21,6 +21,8 @@ namespace fhe {
 namespace {
 
 using u64 = std::uint64_t;
+constexpr auto kSplit = cuda::terms::NarrowSums::split;
+constexpr auto kChained = cuda::terms::NarrowSums::chained;
 
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
 
@@ -57,7 +59,8 @@ struct Fixture {
   }
 
   // Mismatching words of one shape over every (row, k).
-  template <int DigitsPerRound, bool Predicated, int WideDigitsPerRound = DigitsPerRound, bool SplitNarrow = false>
+  template <int DigitsPerRound, bool Predicated, int WideDigitsPerRound = DigitsPerRound,
+            cuda::terms::NarrowSums Sums = cuda::terms::NarrowSums::wide>
   std::size_t mismatches() const {
     std::size_t bad = 0;
     for (std::size_t r = 0; r < rows; ++r) {
@@ -66,7 +69,7 @@ struct Fixture {
       for (std::size_t k = 0; k < n; ++k) {
         const auto digit_word = [&](int d) { return digits[(static_cast<std::size_t>(d) * rows + r) * n + k]; };
         u64 b = 0, a = 0;
-        cuda::terms::key_inner_product<DigitsPerRound, Predicated, WideDigitsPerRound, SplitNarrow>(
+        cuda::terms::key_inner_product<DigitsPerRound, Predicated, WideDigitsPerRound, Sums>(
             digit_word, digit_count, packed.data(), layout, kFirstDigit, r, k, m, b, a);
         u64 want_b = 0, want_a = 0;
         for (int d = 0; d < digit_count; ++d) {
@@ -93,8 +96,8 @@ TEST(KeyTermsEmulation, EveryShapeOfTheKeyInnerProductSumsThePackedKey) {
       EXPECT_EQ((f.mismatches<1, true>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<5, false>()), 0u) << bits << "-bit rows, largest words " << largest;
       EXPECT_EQ((f.mismatches<10, false>()), 0u) << bits << "-bit rows, largest words " << largest;
-      EXPECT_EQ((f.mismatches<5, true, 2, true>()), 0u) << bits << "-bit rows, largest words " << largest;
-      EXPECT_EQ((f.mismatches<10, false, 10, true>()), 0u) << bits << "-bit rows, largest words " << largest;
+      EXPECT_EQ((f.mismatches<5, true, 2, kSplit>()), 0u) << bits << "-bit rows, largest words " << largest;
+      EXPECT_EQ((f.mismatches<10, false, 10, kChained>()), 0u) << bits << "-bit rows, largest words " << largest;
     }
   }
 }
@@ -102,9 +105,9 @@ TEST(KeyTermsEmulation, EveryShapeOfTheKeyInnerProductSumsThePackedKey) {
 // The narrow rows' 64-bit sums at their bound: the most digits they allow,
 // each word q - 1 of primes just below 2^48.
 TEST(KeyTermsEmulation, TheSplitSumsStayExactAtTheirMostDigits) {
-  const Fixture f(48, true, cuda::terms::SplitProductSums::kMaxDigits);
-  EXPECT_EQ((f.mismatches<5, true, 2, true>()), 0u);
-  EXPECT_EQ((f.mismatches<10, false, 10, true>()), 0u);
+  const Fixture f(48, true, cuda::terms::kMaxSplitSumDigits);
+  EXPECT_EQ((f.mismatches<5, true, 2, kSplit>()), 0u);
+  EXPECT_EQ((f.mismatches<10, false, 10, kChained>()), 0u);
 }
 
 }  // namespace
