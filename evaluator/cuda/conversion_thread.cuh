@@ -96,6 +96,37 @@ FHE_HD std::uint64_t rounded_word(double estimate) {
   return ntt::bits_of_fp64(ntt::fp64_add(estimate, ntt::kRoundingShift)) - ntt::bits_of_fp64(ntt::kRoundingShift);
 }
 
+// sum + x y mod 2^64, written as a 32-bit multiply-add carry chain: ptxas
+// compiles it to one IMAD.WIDE.U32 with the accumulator and two IMADs,
+// where the 64-bit product and add took four (session 32; the same holds of
+// the key products' sums, key_terms.cuh).
+FHE_HD std::uint64_t mad_low(std::uint64_t x, std::uint64_t y, std::uint64_t sum) {
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .u32 xl, xh, yl, yh, sl, sh;\n\tmov.b64 {xl, xh}, %1;\n\tmov.b64 {yl, yh}, %2;\n\t"
+      "mov.b64 {sl, sh}, %0;\n\tmad.lo.cc.u32 sl, xl, yl, sl;\n\tmadc.hi.u32 sh, xl, yl, sh;\n\t"
+      "mad.lo.u32 sh, xl, yh, sh;\n\tmad.lo.u32 sh, xh, yl, sh;\n\tmov.b64 %0, {sl, sh};\n\t}"
+      : "+l"(sum)
+      : "l"(x), "l"(y));
+  return sum;
+#else
+  return sum + x * y;
+#endif
+}
+
+// The same for a 32-bit x: one IMAD.WIDE.U32 with the accumulator and one IMAD.
+FHE_HD std::uint64_t mad_low(std::uint32_t x, std::uint64_t y, std::uint64_t sum) {
+#if defined(__CUDA_ARCH__)
+  asm("{\n\t.reg .u32 yl, yh, sl, sh;\n\tmov.b64 {yl, yh}, %2;\n\tmov.b64 {sl, sh}, %0;\n\t"
+      "mad.lo.cc.u32 sl, %1, yl, sl;\n\tmadc.hi.u32 sh, %1, yl, sh;\n\tmad.lo.u32 sh, %1, yh, sh;\n\t"
+      "mov.b64 %0, {sl, sh};\n\t}"
+      : "+l"(sum)
+      : "r"(x), "l"(y));
+  return sum;
+#else
+  return sum + static_cast<std::uint64_t>(x) * y;
+#endif
+}
+
 // The word in [0, p) of r (two's complement), -p < r < p.
 FHE_HD std::uint64_t canonical_of_close(std::uint64_t r, std::uint64_t p) {
   return static_cast<std::int64_t>(r) < 0 ? r + p : r;
@@ -145,13 +176,15 @@ FHE_HD void convert_centred(const DeviceConversion& c, const std::uint64_t* __re
 #pragma unroll
     for (unsigned j = 0; j < kConversionCoefficients; ++j) {
       double estimate = ntt::fp64_mul(centred[j][0], quotient[0]);
-      u64 sum = y[j][0] * hat[0];
+      u64 sum = 0;
 #pragma unroll
-      for (int i = 1; i < S; ++i) {
-        estimate = ntt::fp64_fma(centred[j][i], quotient[i], estimate);
-        sum += y[j][i] * hat[i];
+      for (int i = 0; i < S; ++i) {
+        if (i > 0) estimate = ntt::fp64_fma(centred[j][i], quotient[i], estimate);
+        sum = mad_low(y[j][i], hat[i], sum);
       }
-      const u64 r = sum - rounded_word(estimate) * p;
+      // sum - e p as sum + (-e) p: round(-estimate) is -e up to the same
+      // rounding, and the negation is free in the addition of the shift.
+      const u64 r = mad_low(rounded_word(-estimate), p, sum);
       out[k + j * half] = c.close_estimate ? canonical_of_close(r, p) : canonical_of_signed(r, p);
     }
   }
@@ -188,18 +221,18 @@ FHE_HD void convert_split(const DeviceConversion& c, const std::uint64_t* __rest
       const auto* quotients =
           reinterpret_cast<const HatPair<double>*>(c.split_quotients) + static_cast<std::size_t>(t) * S;
       double estimate = ntt::fp64_mul(count, c.minus_q_quotient[t]);
-      u64 sum = static_cast<u64>(negatives) * c.minus_q[t];
+      u64 sum = mad_low(negatives, c.minus_q[t], 0);
 #pragma unroll
       for (int i = 0; i < S; ++i) {
         const HatPair<u64> hat = hats[i];  // (h_i, H_i)
         const HatPair<double> quotient = quotients[i];
         estimate = ntt::fp64_fma(high[i], quotient.second, estimate);
         estimate = ntt::fp64_fma(low[i], quotient.first, estimate);
-        sum += static_cast<u64>(a[i]) * hat.second + static_cast<u64>(b[i]) * hat.first;
+        sum = mad_low(b[i], hat.first, mad_low(a[i], hat.second, sum));
       }
       const u64 p = c.target_moduli[t].value;
       destination[static_cast<std::size_t>(c.target_offsets[t]) * n + position] =
-          canonical_of_close(sum - rounded_word(estimate) * p, p);
+          canonical_of_close(mad_low(rounded_word(-estimate), p, sum), p);
     }
   }
 }
