@@ -47,6 +47,10 @@
 //   Holding them (the conversion in inline PTX) with the products as
 //   mad.wide.u32 + mad.lo.u32 took fewer PTX operations but more warp
 //   instructions and was no faster (session 31, call 5).
+// Both sums add their products mod 2^64 with mad_low, and form
+// r = X + round(-estimate) p the same way: written as 32-bit carry chains,
+// which ptxas fuses into IMAD.WIDE.U32 with the accumulator, the level-0
+// ModUp conversion took 12 % fewer instructions, 64 -> 60 us (session 32).
 #pragma once
 
 #include <algorithm>
