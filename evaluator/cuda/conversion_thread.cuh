@@ -47,16 +47,16 @@
 //   Holding them (the conversion in inline PTX) with the products as
 //   mad.wide.u32 + mad.lo.u32 took fewer PTX operations but more warp
 //   instructions and was no faster (session 31, call 5).
-// Both sums add their products mod 2^64 with mad_low, and form
-// r = X + round(-estimate) p the same way: written as 32-bit carry chains,
-// which ptxas fuses into IMAD.WIDE.U32 with the accumulator, the level-0
-// ModUp conversion took 12 % fewer instructions, 64 -> 60 us (session 32).
+// Both sums add their products mod 2^64 with mad_low (carry_chains.cuh) and
+// form r = X + round(-estimate) p the same way: the level-0 ModUp
+// conversion took 12 % fewer instructions, 64 -> 60 us (session 32).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "evaluator/cuda/carry_chains.cuh"
 #include "evaluator/cuda/device_conversion.h"
 #include "fhe/arith/modarith.h"
 #include "fhe/ntt/cuda/fp64_arith.cuh"
@@ -98,37 +98,6 @@ FHE_HD void load_hats(const T* __restrict__ hat, T (&h)[S]) {
 FHE_HD std::uint64_t rounded_word(double estimate) {
   namespace ntt = fhe::ntt::gpu;
   return ntt::bits_of_fp64(ntt::fp64_add(estimate, ntt::kRoundingShift)) - ntt::bits_of_fp64(ntt::kRoundingShift);
-}
-
-// sum + x y mod 2^64, written as a 32-bit multiply-add carry chain: ptxas
-// compiles it to one IMAD.WIDE.U32 with the accumulator and two IMADs,
-// where the 64-bit product and add took four (session 32; the same holds of
-// the key products' sums, key_terms.cuh).
-FHE_HD std::uint64_t mad_low(std::uint64_t x, std::uint64_t y, std::uint64_t sum) {
-#if defined(__CUDA_ARCH__)
-  asm("{\n\t.reg .u32 xl, xh, yl, yh, sl, sh;\n\tmov.b64 {xl, xh}, %1;\n\tmov.b64 {yl, yh}, %2;\n\t"
-      "mov.b64 {sl, sh}, %0;\n\tmad.lo.cc.u32 sl, xl, yl, sl;\n\tmadc.hi.u32 sh, xl, yl, sh;\n\t"
-      "mad.lo.u32 sh, xl, yh, sh;\n\tmad.lo.u32 sh, xh, yl, sh;\n\tmov.b64 %0, {sl, sh};\n\t}"
-      : "+l"(sum)
-      : "l"(x), "l"(y));
-  return sum;
-#else
-  return sum + x * y;
-#endif
-}
-
-// The same for a 32-bit x: one IMAD.WIDE.U32 with the accumulator and one IMAD.
-FHE_HD std::uint64_t mad_low(std::uint32_t x, std::uint64_t y, std::uint64_t sum) {
-#if defined(__CUDA_ARCH__)
-  asm("{\n\t.reg .u32 yl, yh, sl, sh;\n\tmov.b64 {yl, yh}, %2;\n\tmov.b64 {sl, sh}, %0;\n\t"
-      "mad.lo.cc.u32 sl, %1, yl, sl;\n\tmadc.hi.u32 sh, %1, yl, sh;\n\tmad.lo.u32 sh, %1, yh, sh;\n\t"
-      "mov.b64 %0, {sl, sh};\n\t}"
-      : "+l"(sum)
-      : "r"(x), "l"(y));
-  return sum;
-#else
-  return sum + static_cast<std::uint64_t>(x) * y;
-#endif
 }
 
 // The word in [0, p) of r (two's complement), -p < r < p.

@@ -167,7 +167,8 @@ __global__ void __launch_bounds__(kBlock, 5)
   u64 sum_b = s.accumulate ? s.sum_b[i] : 0, sum_a = s.accumulate ? s.sum_a[i] : 0;
   for (int t = 0; t < count; ++t) {
     u64 b, a;
-    rotation_term<5, true, true, 2, NarrowSums::split>(list.term[t], s, row, r, k, ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+    rotation_term<5, true, true, 2, NarrowSums::split>(list.term[t], s, row, r, k,
+                                                       ExtendedDigits{s.extended, s.rows, n, r}, b, a);
     sum_b = add_mod(sum_b, b, row.m.value);
     sum_a = add_mod(sum_a, a, row.m.value);
   }
@@ -200,7 +201,7 @@ __global__ void __launch_bounds__(kBlock, 5)
   if (k >= n) return;
   u64 b, a;
   rotation_term<5, true, true, 2, NarrowSums::split>(list.term[t], s, term_row(s, r), r, k,
-                                        ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+                                                     ExtendedDigits{s.extended, s.rows, n, r}, b, a);
   const SplitRows out{outs.b[t], outs.a[t], outs.p[t], s.q_rows, s.rows, n};
   out.row_b(r)[k] = b;
   out.row_a(r)[k] = a;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "evaluator/cuda/carry_chains.cuh"
 #include "evaluator/cuda/eval_kernels.h"
 #include "evaluator/switch_key_layout.h"
 
@@ -104,8 +105,8 @@ inline constexpr int kMaxSplitSumDigits = 254;
 // 2^56 + 2^48 a digit, so it stays exact for up to kMaxSplitSumDigits digits.
 // How ptxas compiles a sum over the digits depends on how the multiply-add
 // is written: as mad.wide.u32 it gives about half of them a separate 64-bit
-// add (IMAD.WIDE.U32 + IADD3 + IADD3.X); as a 32-bit carry chain
-// (mad.lo.cc + madc.hi) it fuses every one into one IMAD.WIDE.U32 with its
+// add (IMAD.WIDE.U32 + IADD3 + IADD3.X); as a carry chain
+// (carry_chains.cuh) it fuses every one into one IMAD.WIDE.U32 with its
 // accumulator (Chained), but in the rotation kernels, capped at 48
 // registers, the chains spilled 40-56 bytes. Per ten digits of the fused
 // kernel's narrow rows: 298 instructions with 128-bit sums, 289 split, 209
@@ -114,22 +115,16 @@ template <bool Chained>
 struct SplitProductSums {
   static constexpr std::uint32_t kLow24 = 0xffffff;
   FHE_HD static u64 mad_wide(std::uint32_t x, std::uint32_t y, u64 acc) {
+    if constexpr (!Chained) {
 #if defined(__CUDA_ARCH__)
-    u64 out;
-    if constexpr (Chained) {
-      asm("{\n\t.reg .u32 lo, hi;\n\tmov.b64 {lo, hi}, %3;\n\tmad.lo.cc.u32 lo, %1, %2, lo;\n\t"
-          "madc.hi.u32 hi, %1, %2, hi;\n\tmov.b64 %0, {lo, hi};\n\t}"
-          : "=l"(out)
-          : "r"(x), "r"(y), "l"(acc));
-    } else {
       // (Written as 64-bit products of widened operands, the compiler
       // emitted full 64-bit multiplies.)
+      u64 out;
       asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(out) : "r"(x), "r"(y), "l"(acc));
-    }
-    return out;
-#else
-    return acc + static_cast<u64>(x) * y;
+      return out;
 #endif
+    }
+    return mad_wide_chained(x, y, acc);  // on the host, the plain sum either way
   }
   // A digit word's three factors: x0, x0 2^8 (below 2^32) and x1.
   struct Halves {
@@ -164,8 +159,8 @@ struct SplitProductSums {
 
 // Both key halves at (row, k) in one pass over every digit:
 // sum_d digit_word(d) * key[first_digit + d][b/a][row][k], exact, one
-// reduction each (Sums: how a narrow row's products are summed, NarrowSums). A thread issues the loads
-// of DigitsPerRound digits together. The rotation kernels take 5 on narrow
+// reduction each (Sums: how a narrow row's products are summed,
+// NarrowSums). A thread issues the loads of DigitsPerRound digits together. The rotation kernels take 5 on narrow
 // rows: the default preset's 10 digits at level 0 in two memory round trips
 // instead of the four of the compiler's 4-way unrolled loop (4 + 4 + 1 +
 // 1); rotate_many[4] -2.2 %, sum16_lazy_moddown -3.4 %, BSGS -3.5 %
