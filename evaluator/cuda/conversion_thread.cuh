@@ -42,11 +42,11 @@
 //   multiply-adds. Against the 128-bit sums with a Montgomery reduction
 //   they replace (Nsight Compute, session 31): the level-0 ModDown
 //   conversion 30.7 -> 27.9 us at about as many instructions (14.4 M ->
-//   14.6 M warp instructions: the compiler recomputes the halves' doubles
-//   a target rather than hold them), with part of the work on the FP64 pipe.
-//   Holding them (the conversion in inline PTX) with the products as
-//   mad.wide.u32 + mad.lo.u32 took fewer PTX operations but more warp
-//   instructions and was no faster (session 31, call 5).
+//   14.6 M warp instructions), with part of the work on the FP64 pipe; the
+//   SASS holds the halves' doubles across the targets (session 32). Writing
+//   the conversion in inline PTX with mad.wide.u32 + mad.lo.u32 products
+//   took fewer PTX operations but more warp instructions and was no faster
+//   (session 31, call 5).
 // Both sums add their products mod 2^64 with mad_low (carry_chains.cuh) and
 // form r = X + round(-estimate) p the same way: the level-0 ModUp
 // conversion took 12 % fewer instructions, 64 -> 60 us (session 32).
