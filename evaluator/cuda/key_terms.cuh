@@ -89,8 +89,8 @@ struct WideProductSums {
 
 // How a narrow row's products are summed: in 128-bit words
 // (WideProductSums), or in 64-bit ones (SplitProductSums) by multiply-adds
-// written for ptxas as mad.wide.u32 (split) or as 32-bit carry chains
-// (chained).
+// written for ptxas as 32-bit carry chains, all of them (chained) or all but
+// the weight-2^24 sum's, which stay mad.wide.u32 (split: fewer registers).
 enum class NarrowSums { wide, split, chained };
 
 // The 64-bit sums' bound on the digits (SplitProductSums).
@@ -108,13 +108,17 @@ inline constexpr int kMaxSplitSumDigits = 254;
 // add (IMAD.WIDE.U32 + IADD3 + IADD3.X); as a carry chain
 // (carry_chains.cuh) it fuses every one into one IMAD.WIDE.U32 with its
 // accumulator (Chained), but in the rotation kernels, capped at 48
-// registers, the chains spilled 40-56 bytes. Per ten digits of the fused
-// kernel's narrow rows: 298 instructions with 128-bit sums, 289 split, 209
-// chained (ptxas, sm_90).
+// registers, three chained sums spilled 40-56 bytes; with w24's as
+// mad.wide.u32 (!Chained) they do not. Per ten digits of the fused kernel's
+// narrow rows: 298 instructions with 128-bit sums, 289 with all three as
+// mad.wide.u32, 209 chained; per five digits of the rotation kernels' 274
+// -> 250 (rotation_outputs_kernel) and 302 -> 278 (rotation_terms_kernel)
+// from all three as mad.wide.u32 to !Chained (ptxas, sm_90; session 33).
 template <bool Chained>
 struct SplitProductSums {
   static constexpr std::uint32_t kLow24 = 0xffffff;
-  FHE_HD static u64 mad_wide(std::uint32_t x, std::uint32_t y, u64 acc) {
+  // w24's multiply-adds (two a digit, into the one sum).
+  FHE_HD static u64 mad_wide_w24(std::uint32_t x, std::uint32_t y, u64 acc) {
     if constexpr (!Chained) {
 #if defined(__CUDA_ARCH__)
       // (Written as 64-bit products of widened operands, the compiler
@@ -137,9 +141,9 @@ struct SplitProductSums {
   struct Sums {
     u64 w0 = 0, w24 = 0, w56 = 0;  // by weight
     FHE_HD void add(const Halves& x, std::uint32_t k0, std::uint32_t k1) {
-      w0 = mad_wide(x.low, k0, w0);
-      w24 = mad_wide(x.high, k0, mad_wide(x.low_shifted, k1, w24));
-      w56 = mad_wide(x.high, k1, w56);
+      w0 = mad_wide_chained(x.low, k0, w0);
+      w24 = mad_wide_w24(x.high, k0, mad_wide_w24(x.low_shifted, k1, w24));
+      w56 = mad_wide_chained(x.high, k1, w56);
     }
     FHE_HD u128 joined() const {
       return w0 + (static_cast<u128>(w24) << 24) + (static_cast<u128>(w56) << 56);
