@@ -1,15 +1,23 @@
 # Writes the build facts (git commit, dirty flag) into a header at build time,
 # touching it only when they change, so provenance never names a stale commit.
 # An explicit FHELIUM_GIT_COMMIT (and FHELIUM_GIT_DIRTY) names the commit of a
-# tree copied without its .git, as the GPU machine gets one. Otherwise git is
-# asked, but only when SOURCE_DIR is the top of its own checkout: a copy of
-# the tree inside another checkout must not take that checkout's commit.
+# tree copied without its .git, as the GPU machine gets one: in the
+# environment of the build, or else given when configuring (passed here as
+# CONFIGURED_COMMIT and CONFIGURED_DIRTY). Otherwise git is asked, but only
+# when SOURCE_DIR is the top of its own checkout: a copy of the tree inside
+# another checkout must not take that checkout's commit. A commit named
+# without its dirty flag is taken as dirty.
 set(commit "unknown")
 set(dirty true)
 if(DEFINED ENV{FHELIUM_GIT_COMMIT})
   set(commit "$ENV{FHELIUM_GIT_COMMIT}")
   if(DEFINED ENV{FHELIUM_GIT_DIRTY})
     set(dirty "$ENV{FHELIUM_GIT_DIRTY}")
+  endif()
+elseif(NOT "${CONFIGURED_COMMIT}" STREQUAL "")
+  set(commit "${CONFIGURED_COMMIT}")
+  if(NOT "${CONFIGURED_DIRTY}" STREQUAL "")
+    set(dirty "${CONFIGURED_DIRTY}")
   endif()
 else()
   execute_process(COMMAND git rev-parse --show-toplevel WORKING_DIRECTORY ${SOURCE_DIR}
@@ -30,6 +38,9 @@ else()
       endif()
     endif()
   endif()
+endif()
+if(NOT dirty STREQUAL "true" AND NOT dirty STREQUAL "false")
+  message(FATAL_ERROR "FHELIUM_GIT_DIRTY must be true or false, not '${dirty}'")
 endif()
 set(content "// Generated at build time by cmake/write_build_info.cmake.\n#pragma once\n#define FHELIUM_GIT_COMMIT \"${commit}\"\n#define FHELIUM_GIT_DIRTY ${dirty}\n")
 if(EXISTS ${OUTPUT})
