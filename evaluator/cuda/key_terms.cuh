@@ -74,16 +74,16 @@ FHE_HD KeyPair<Narrow && Raw> load_key_pair(const std::uint8_t* first, const std
 }
 
 // sum_d x_d * (b_d, a_d), exact: 64 x 64 -> 128-bit products into 128-bit
-// sums.
+// sums (Sum128: carry chains).
 struct WideProductSums {
-  u128 b = 0, a = 0;
+  Sum128 b, a;
   FHE_HD void add(u64 x, const KeyPair<false>& key) {
-    b += static_cast<u128>(x) * key.b;
-    a += static_cast<u128>(x) * key.a;
+    b.add(x, key.b);
+    a.add(x, key.a);
   }
   FHE_HD void reduce(const DeviceModulus& m, u64& out_b, u64& out_a) const {
-    out_b = reduce128(b, m);
-    out_a = reduce128(a, m);
+    out_b = reduce128(b.joined(), m);
+    out_a = reduce128(a.joined(), m);
   }
 };
 
