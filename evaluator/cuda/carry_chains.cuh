@@ -60,9 +60,11 @@ FHE_HD std::uint64_t mad_low(std::uint32_t x, std::uint64_t y, std::uint64_t sum
 // A sum of 64 x 64 -> 128-bit products mod 2^128, in carry chains that keep
 // every 64-bit multiply-add on a register pair of its own: x0 y0 + x1 y1
 // 2^64 into (high, low), the cross products x0 y1 + x1 y0 into `middle`
-// (weight 2^32), whose carries go to high's top 32 bits. About 6
-// instructions a product; as 128-bit C++ products, about 12 more (ptxas,
-// sm_90: the rotation kernels' wide rows, docs/performance.md session 33).
+// (weight 2^32), whose carries go to high's top 32 bits: 6 instructions a
+// product, 11 as 128-bit C++ products (ptxas, sm_90: the rotation kernels'
+// wide rows, docs/performance.md session 33). Adding the cross products
+// into (high, low) directly put them on misaligned register pairs and took
+// more than the C++ form.
 struct Sum128 {
   std::uint64_t low = 0, high = 0, middle = 0;
   FHE_HD void add(std::uint64_t x, std::uint64_t y) {

@@ -204,9 +204,10 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
                                  const DeviceModulus& m, u64& out_b, u64& out_a) {
   constexpr bool kRaw = Narrow && Sums != NarrowSums::wide;  // the key pair as it lies
   // Wide rows' sums as carry chains in the rotation kernels' predicated
-  // rounds (their wide round 117.5 -> 99.5 instructions, the lazy BSGS
-  // -0.5 %); in the fused kernel's rounds they spilled (level-17 rotate
-  // +1.3 %; docs/performance.md, session 33).
+  // rounds (their wide round 117.5 -> 99.5 instructions: sum16 -0.9 %, the
+  // lazy BSGS -0.4 %, rotate_many[4] -0.3 %); in the fused kernel's rounds
+  // they spilled more (a level-17 rotation +1.3 %; docs/performance.md,
+  // session 33).
   std::conditional_t<kRaw, SplitProductSums<Sums == NarrowSums::chained>, WideProductSums<PredicatedRounds>> sums;
   if constexpr (PredicatedRounds) {
     // Addressed in 64-bit words from the key's start (digit_bytes is a
