@@ -57,4 +57,37 @@ FHE_HD std::uint64_t mad_low(std::uint32_t x, std::uint64_t y, std::uint64_t sum
 #endif
 }
 
+// A sum of 64 x 64 -> 128-bit products mod 2^128, in carry chains that keep
+// every 64-bit multiply-add on a register pair of its own: x0 y0 + x1 y1
+// 2^64 into (high, low), the cross products x0 y1 + x1 y0 into `middle`
+// (weight 2^32), whose carries go to high's top 32 bits: 6 instructions a
+// product, 11 as 128-bit C++ products (ptxas, sm_90: the rotation kernels'
+// wide rows, docs/performance.md session 33). Adding the cross products
+// into (high, low) directly put them on misaligned register pairs and took
+// more than the C++ form.
+struct Sum128 {
+  std::uint64_t low = 0, high = 0, middle = 0;
+  FHE_HD void add(std::uint64_t x, std::uint64_t y) {
+#if defined(__CUDA_ARCH__)
+    asm("{\n\t.reg .u32 x0, x1, y0, y1, a0, a1, a2, a3, m0, m1;\n\tmov.b64 {x0, x1}, %3;\n\t"
+        "mov.b64 {y0, y1}, %4;\n\tmov.b64 {a0, a1}, %0;\n\tmov.b64 {a2, a3}, %1;\n\tmov.b64 {m0, m1}, %2;\n\t"
+        "mad.lo.cc.u32 a0, x0, y0, a0;\n\tmadc.hi.cc.u32 a1, x0, y0, a1;\n\t"
+        "madc.lo.cc.u32 a2, x1, y1, a2;\n\tmadc.hi.u32 a3, x1, y1, a3;\n\t"
+        "mad.lo.cc.u32 m0, x0, y1, m0;\n\tmadc.hi.cc.u32 m1, x0, y1, m1;\n\taddc.u32 a3, a3, 0;\n\t"
+        "mad.lo.cc.u32 m0, x1, y0, m0;\n\tmadc.hi.cc.u32 m1, x1, y0, m1;\n\taddc.u32 a3, a3, 0;\n\t"
+        "mov.b64 %0, {a0, a1};\n\tmov.b64 %1, {a2, a3};\n\tmov.b64 %2, {m0, m1};\n\t}"
+        : "+l"(low), "+l"(high), "+l"(middle)
+        : "l"(x), "l"(y));
+#else
+    const unsigned __int128 sum = joined() + static_cast<unsigned __int128>(x) * y;
+    low = static_cast<std::uint64_t>(sum);
+    high = static_cast<std::uint64_t>(sum >> 64);
+    middle = 0;
+#endif
+  }
+  FHE_HD unsigned __int128 joined() const {
+    return ((static_cast<unsigned __int128>(high) << 64) | low) + (static_cast<unsigned __int128>(middle) << 32);
+  }
+};
+
 }  // namespace fhe::cuda

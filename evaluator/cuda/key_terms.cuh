@@ -74,16 +74,27 @@ FHE_HD KeyPair<Narrow && Raw> load_key_pair(const std::uint8_t* first, const std
 }
 
 // sum_d x_d * (b_d, a_d), exact: 64 x 64 -> 128-bit products into 128-bit
-// sums.
+// sums, as carry chains (Chained: Sum128) or as C++ 128-bit products.
+template <bool Chained>
 struct WideProductSums {
-  u128 b = 0, a = 0;
+  std::conditional_t<Chained, Sum128, u128> b{}, a{};
   FHE_HD void add(u64 x, const KeyPair<false>& key) {
-    b += static_cast<u128>(x) * key.b;
-    a += static_cast<u128>(x) * key.a;
+    if constexpr (Chained) {
+      b.add(x, key.b);
+      a.add(x, key.a);
+    } else {
+      b += static_cast<u128>(x) * key.b;
+      a += static_cast<u128>(x) * key.a;
+    }
   }
   FHE_HD void reduce(const DeviceModulus& m, u64& out_b, u64& out_a) const {
-    out_b = reduce128(b, m);
-    out_a = reduce128(a, m);
+    if constexpr (Chained) {
+      out_b = reduce128(b.joined(), m);
+      out_a = reduce128(a.joined(), m);
+    } else {
+      out_b = reduce128(b, m);
+      out_a = reduce128(a, m);
+    }
   }
 };
 
@@ -192,7 +203,12 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
                                  std::size_t digit_bytes, const SwitchKeyLayout::Place& at, int first_digit,
                                  const DeviceModulus& m, u64& out_b, u64& out_a) {
   constexpr bool kRaw = Narrow && Sums != NarrowSums::wide;  // the key pair as it lies
-  std::conditional_t<kRaw, SplitProductSums<Sums == NarrowSums::chained>, WideProductSums> sums;
+  // Wide rows' sums as carry chains in the rotation kernels' predicated
+  // rounds (their wide round 117.5 -> 99.5 instructions: sum16 -0.9 %, the
+  // lazy BSGS -0.4 %, rotate_many[4] -0.3 %); in the fused kernel's rounds
+  // they spilled more (a level-17 rotation +1.3 %; docs/performance.md,
+  // session 33).
+  std::conditional_t<kRaw, SplitProductSums<Sums == NarrowSums::chained>, WideProductSums<PredicatedRounds>> sums;
   if constexpr (PredicatedRounds) {
     // Addressed in 64-bit words from the key's start (digit_bytes is a
     // multiple of 8), every load's from scratch: of the shapes tried, the
