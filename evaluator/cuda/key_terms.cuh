@@ -73,28 +73,27 @@ FHE_HD KeyPair<Narrow && Raw> load_key_pair(const std::uint8_t* first, const std
   }
 }
 
+// A 128-bit sum of 64 x 64-bit products as C++ 128-bit arithmetic: the
+// interface of Sum128 (carry_chains.cuh), whose carry chains ptxas compiles
+// to fewer instructions but which spilled more in the fused kernel.
+struct PlainSum128 {
+  u128 sum = 0;
+  FHE_HD void add(u64 x, u64 y) { sum += static_cast<u128>(x) * y; }
+  FHE_HD u128 joined() const { return sum; }
+};
+
 // sum_d x_d * (b_d, a_d), exact: 64 x 64 -> 128-bit products into 128-bit
 // sums, as carry chains (Chained: Sum128) or as C++ 128-bit products.
 template <bool Chained>
 struct WideProductSums {
-  std::conditional_t<Chained, Sum128, u128> b{}, a{};
+  std::conditional_t<Chained, Sum128, PlainSum128> b, a;
   FHE_HD void add(u64 x, const KeyPair<false>& key) {
-    if constexpr (Chained) {
-      b.add(x, key.b);
-      a.add(x, key.a);
-    } else {
-      b += static_cast<u128>(x) * key.b;
-      a += static_cast<u128>(x) * key.a;
-    }
+    b.add(x, key.b);
+    a.add(x, key.a);
   }
   FHE_HD void reduce(const DeviceModulus& m, u64& out_b, u64& out_a) const {
-    if constexpr (Chained) {
-      out_b = reduce128(b.joined(), m);
-      out_a = reduce128(a.joined(), m);
-    } else {
-      out_b = reduce128(b, m);
-      out_a = reduce128(a, m);
-    }
+    out_b = reduce128(b.joined(), m);
+    out_a = reduce128(a.joined(), m);
   }
 };
 

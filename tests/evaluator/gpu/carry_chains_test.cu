@@ -1,7 +1,7 @@
 // The carry-chain multiply-adds (evaluator/cuda/carry_chains.cuh) on the
 // device against their host forms, plain 64- and 128-bit C++ arithmetic:
-// their PTX only runs here, and the key products, conversions and key
-// switches take every sum from them.
+// their PTX only runs here, and the key products and conversions take their
+// sums from them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
