@@ -23,11 +23,13 @@ __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThrough
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const std::uint32_t tiles_per_block = blockDim.x / kThreadsPerTile;
-  ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  // In the NTT region's order, so it starts where the pass before it ended.
+  const std::uint32_t block = ntt::gpu::visit_index(f.region, blockIdx.x, gridDim.x);
+  ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared, block, tiles_per_block, threadIdx.x);
   __syncthreads();
-  ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared, block, tiles_per_block, threadIdx.x);
   __syncthreads();
-  scale_down_tiles<Word>(f, shared, blockIdx.x, tiles_per_block, threadIdx.x);
+  scale_down_tiles<Word>(f, shared, block, tiles_per_block, threadIdx.x);
 }
 
 template <typename Word>

@@ -56,6 +56,7 @@ class CudaPlan final : public NttPlan {
       fhe::cuda::DeviceGuard guard(device_index_);
       FHE_CUDA_CHECK(
           cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device_index_), where);
+      FHE_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes_, cudaDevAttrL2CacheSize, device_index_), where);
       if (word_ == WordType::int64) {
         tables64_ = DeviceTables<std::uint64_t>::upload(
             gpu::make_host_tables<std::uint64_t>(backend_, log_n(), moduli_), where);
@@ -196,9 +197,11 @@ class CudaPlan final : public NttPlan {
     if (region.is_wide) {
       enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
       region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true, skip_starts);
+      region.wide.rows_ascending = rows_ascending(earlier, rows.count * batch);
     } else {
       enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
       region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true, skip_starts);
+      region.narrow.rows_ascending = rows_ascending(earlier, rows.count * batch);
     }
     return region;
   }
@@ -228,6 +231,7 @@ class CudaPlan final : public NttPlan {
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
         gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward, skip_starts);
+        args.rows_ascending = rows_ascending(i, data_rows);
         if (i == 0) {
           args.source = first_source;
           if (first_lift) args.lift = *first_lift;
@@ -255,6 +259,13 @@ class CudaPlan final : public NttPlan {
                                tables.constants.data(), tables.stride, rows, batch, log_n(), skip_starts);
   }
 
+  // gpu::rows_ascending for launch `index` over `data_rows` rows (64-bit
+  // slots for either word type).
+  bool rows_ascending(std::size_t index, std::size_t data_rows) const {
+    return gpu::rows_ascending(index, (data_rows << log_n()) * sizeof(std::uint64_t),
+                               static_cast<std::size_t>(l2_bytes_));
+  }
+
   template <typename Word>
   static gpu::KernelResources kernel_resources(const gpu::PassLaunch& launch, bool forward,
                                                const gpu::LaunchShape& shape) {
@@ -275,6 +286,7 @@ class CudaPlan final : public NttPlan {
   std::vector<std::uint64_t> moduli_;
   WordType word_;
   int sm_count_ = 1;
+  int l2_bytes_ = 0;
   std::vector<gpu::PassLaunch> forward_launches_, inverse_launches_;
   DeviceTables<std::uint64_t> tables64_;
   DeviceTables<std::uint32_t> tables32_;

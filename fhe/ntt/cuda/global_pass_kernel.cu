@@ -10,7 +10,7 @@ template <typename Word, int G, bool Forward, bool Split, int MinBlocks, bool Li
 __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_global_pass(PassArgs<Word> args) {
   allow_next_kernel_launch();
   const std::uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint32_t row = last_first(blockIdx.y, gridDim.y);
+  const std::uint32_t row = visit_index(args, blockIdx.y, gridDim.y);
   if constexpr (kGlobalPassLayout<Word, G, Split>.paired) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     Word* mailbox = reinterpret_cast<Word*>(shared_bytes);

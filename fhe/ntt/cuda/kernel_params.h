@@ -238,7 +238,18 @@ struct PassArgs {
   // A forward transform's input lifted from one row per batch block (the
   // first launch, a global pass, reads `lift.rows` instead of `data`).
   CentredLift lift{};
+  // The launch visits its rows (or blocks) from the first instead of from
+  // the last (visit_index; launch_plan.h's rows_ascending decides).
+  bool rows_ascending = false;
 };
+
+// The row (global pass) or block (region) that launch index `index` of
+// `count` works on: from the last by default (last_first), from the first
+// when the launch starts where the launch before it ended.
+template <typename Word>
+FHE_HD std::uint32_t visit_index(const PassArgs<Word>& a, std::uint32_t index, std::uint32_t count) {
+  return a.rows_ascending ? index : last_first(index, count);
+}
 
 // The words a launch reads: `source` when it is set, else `data`.
 template <typename Word>

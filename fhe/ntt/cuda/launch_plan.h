@@ -161,6 +161,18 @@ inline bool fills_latency_occupancy(std::size_t threads, int sm_count) {
 // -1.5 %; 8 tiles gained slightly less.
 inline constexpr unsigned kRegionTilesPerBlock = 4;
 
+// Whether launch `index` of a transform (its passes in order) visits its
+// rows from the first. When the launch's words exceed half the L2, only the
+// rows a launch touched last are still in L2 as it ends; the next launch
+// starting there reads them from L2 instead of DRAM, so such transforms
+// alternate the order launch by launch (the first keeps last_first, where
+// the ModUp and ModDown conversions, which write their slices in order,
+// ended). Smaller launches stay in L2 whole and keep last_first, which
+// starts the wide rows first instead of leaving them as the tail.
+inline bool rows_ascending(std::size_t index, std::size_t data_bytes, std::size_t l2_bytes) {
+  return index % 2 == 1 && 2 * data_bytes > l2_bytes;
+}
+
 // Grids cover rows x items. Blocks shrink (down to one warp) while the grid
 // would leave SMs idle, so a single row still spreads over the chip; a
 // launch with few warps an SM (kSplitBelowWarpsPerSm) takes the split kernels,

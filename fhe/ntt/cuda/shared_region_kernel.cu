@@ -22,7 +22,7 @@ __device__ void run_region_phases(const PassArgs<Word>& args) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const std::uint32_t tiles_per_block = blockDim.x / ThreadsPerTile;
-  const std::uint32_t block = last_first(blockIdx.x, gridDim.x);
+  const std::uint32_t block = visit_index(args, blockIdx.x, gridDim.x);
   if (block_skipped(args, block, tiles_per_block)) return;
   First(args, shared, block, tiles_per_block, threadIdx.x);
   __syncthreads();

@@ -337,6 +337,30 @@ TEST(NttLaunchShape, LaunchesWithFewWarpsAnSmAreSplit) {
   }
 }
 
+// Launches over more words than half the L2 alternate their row order, the
+// first keeping last_first: at the H200's 50 MiB, a level-0 ModUp's 390
+// rows (195 MiB) and a ModDown's 70 (35 MiB) alternate, a 39-row transform
+// (19.5 MiB) does not. visit_index maps a launch's blocks in either order.
+TEST(NttLaunchShape, LaunchesBeyondHalfTheL2AlternateTheirRowOrder) {
+  constexpr std::size_t kRow = std::size_t{8} << 16, kL2 = std::size_t{50} << 20;
+  for (const std::size_t rows : {390u, 70u}) {
+    EXPECT_FALSE(fhe::ntt::gpu::rows_ascending(0, rows * kRow, kL2)) << rows;
+    EXPECT_TRUE(fhe::ntt::gpu::rows_ascending(1, rows * kRow, kL2)) << rows;
+    EXPECT_FALSE(fhe::ntt::gpu::rows_ascending(2, rows * kRow, kL2)) << rows;
+    EXPECT_TRUE(fhe::ntt::gpu::rows_ascending(3, rows * kRow, kL2)) << rows;
+  }
+  for (std::size_t index = 0; index < 4; ++index) {
+    EXPECT_FALSE(fhe::ntt::gpu::rows_ascending(index, 39 * kRow, kL2)) << index;
+    EXPECT_FALSE(fhe::ntt::gpu::rows_ascending(index, kL2 / 2, kL2)) << index;
+  }
+  fhe::ntt::gpu::PassArgs<std::uint64_t> args{};
+  EXPECT_EQ(fhe::ntt::gpu::visit_index(args, 0, 7), 6u);
+  EXPECT_EQ(fhe::ntt::gpu::visit_index(args, 6, 7), 0u);
+  args.rows_ascending = true;
+  EXPECT_EQ(fhe::ntt::gpu::visit_index(args, 0, 7), 0u);
+  EXPECT_EQ(fhe::ntt::gpu::visit_index(args, 6, 7), 6u);
+}
+
 // The kernels divide row and block indices by launch constants with a
 // multiply and a shift: exact for every divisor against / and %, at the
 // small and the large end of the numerator range.
