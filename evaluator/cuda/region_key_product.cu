@@ -29,12 +29,15 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
-  const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, blockIdx.y, threadIdx.x);
-  digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, blockIdx.y);
+  // Extended rows from the last: the wide rows (the base prime and P, four
+  // times a narrow row's products) start first instead of forming the tail.
+  const std::uint32_t r = ntt::gpu::last_first(blockIdx.y, gridDim.y);
+  const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, r, threadIdx.x);
+  digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, r);
   __syncwarp();
   digit_tile_rows<Word, Skip, Consecutive>(f, shared, th);
   __syncthreads();
-  fused_key_product<Word, Galois, DigitsPerRound>(f, shared, blockIdx.x, blockIdx.y, threadIdx.x, blockDim.x);
+  fused_key_product<Word, Galois, DigitsPerRound>(f, shared, blockIdx.x, r, threadIdx.x, blockDim.x);
 }
 
 template <typename Word>
