@@ -49,15 +49,35 @@ struct KeyPair<true> {
   std::uint32_t b_low, a_low, highs;  // highs: b's in bits 0-15, a's in 16-31
 };
 
+// Key words are read once: cached streaming (evict-first in L1 and L2), so
+// the hoisted digits and the twiddles the other blocks re-read stay.
+#if defined(__CUDA_ARCH__)
+__device__ inline uint2 load_streamed_pair(const void* p) {
+  uint2 v;
+  asm("ld.global.cs.nc.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  return v;
+}
+__device__ inline std::uint32_t load_streamed_word(const void* p) {
+  std::uint32_t v;
+  asm("ld.global.cs.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+__device__ inline u64 load_streamed_u64(const void* p) {
+  u64 v;
+  asm("ld.global.cs.nc.u64 %0, [%1];" : "=l"(v) : "l"(p));
+  return v;
+}
+#endif
+
 template <bool Narrow, bool Raw>
 FHE_HD KeyPair<Narrow && Raw> load_key_pair(const std::uint8_t* first, const std::uint8_t* second) {
   if constexpr (Narrow) {
     std::uint32_t low[2], high;
 #if defined(__CUDA_ARCH__)
-    const uint2 pair = __ldg(reinterpret_cast<const uint2*>(first));
+    const uint2 pair = load_streamed_pair(first);
     low[0] = pair.x;
     low[1] = pair.y;
-    high = __ldg(reinterpret_cast<const std::uint32_t*>(second));
+    high = load_streamed_word(second);
 #else
     std::memcpy(low, first, 8);
     std::memcpy(&high, second, 4);
@@ -69,7 +89,11 @@ FHE_HD KeyPair<Narrow && Raw> load_key_pair(const std::uint8_t* first, const std
     }
   } else {
     // 8-byte aligned words (digit_bytes and the wide rows' offsets are multiples of 8)
+#if defined(__CUDA_ARCH__)
+    return {load_streamed_u64(first), load_streamed_u64(second)};
+#else
     return {load_read_only(reinterpret_cast<const u64*>(first)), load_read_only(reinterpret_cast<const u64*>(second))};
+#endif
   }
 }
 
