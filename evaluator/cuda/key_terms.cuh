@@ -49,8 +49,12 @@ struct KeyPair<true> {
   std::uint32_t b_low, a_low, highs;  // highs: b's in bits 0-15, a's in 16-31
 };
 
-// Key words are read once: cached streaming (evict-first in L1 and L2), so
-// the hoisted digits and the twiddles the other blocks re-read stay.
+// Key words are read once: cached streaming (evict-first in L1 and L2,
+// non-coherent), so the hoisted digits and the twiddles the other blocks
+// re-read stay. On the H200 against __ldg (session 35, A/B):
+// sum16_lazy_moddown -5.6 %, a level-33 key switch -2.8 %, rotate_many[4]
+// -0.8 %, level 0 unchanged; the lazy diagonal matvec's suite 16.58 ->
+// 15.50 ms.
 #if defined(__CUDA_ARCH__)
 __device__ inline uint2 load_streamed_pair(const void* p) {
   uint2 v;
@@ -207,8 +211,9 @@ struct SplitProductSums {
 // multiply_relinearize took 2 % longer (docs/performance.md, session 6).
 // The fused region + key product takes 10 from ten digits up, 5 below
 // (fused_digits_per_round, region_key_product.cuh; session 18).
-// Keys are read through the non-coherent path (__ldg), like the digits;
-// the row's storage (narrow or wide) is one test a thread, outside the loop.
+// Keys are read cached-streaming (load_key_pair), the digits through the
+// non-coherent path; the row's storage (narrow or wide) is one test a
+// thread, outside the loop.
 // Two shapes of the rounds, measured on the H200 (session 11):
 // - PredicatedRounds: every round of DigitsPerRound, the last one's loads
 //   past the digits predicated off. The compiler then computes each load's
