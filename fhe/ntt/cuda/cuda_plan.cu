@@ -196,12 +196,10 @@ class CudaPlan final : public NttPlan {
                                  .tiles_per_block;
     if (region.is_wide) {
       enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
-      region.wide = pass_args(tables64_, forward_launches_.back(), data, rows, batch, true, skip_starts);
-      region.wide.rows_ascending = rows_ascending(earlier, rows.count * batch);
+      region.wide = pass_args(tables64_, earlier, data, rows, batch, true, skip_starts);
     } else {
       enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
-      region.narrow = pass_args(tables32_, forward_launches_.back(), data, rows, batch, true, skip_starts);
-      region.narrow.rows_ascending = rows_ascending(earlier, rows.count * batch);
+      region.narrow = pass_args(tables32_, earlier, data, rows, batch, true, skip_starts);
     }
     return region;
   }
@@ -230,8 +228,7 @@ class CudaPlan final : public NttPlan {
             tables.stride, index_entries_.data(), rows, log_n());
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
-        gpu::PassArgs<Word> args = pass_args(tables, launch, data, rows, batch, forward, skip_starts);
-        args.rows_ascending = rows_ascending(i, data_rows);
+        gpu::PassArgs<Word> args = pass_args(tables, i, data, rows, batch, forward, skip_starts);
         if (i == 0) {
           args.source = first_source;
           if (first_lift) args.lift = *first_lift;
@@ -251,19 +248,20 @@ class CudaPlan final : public NttPlan {
     }
   }
 
+  // The arguments of launch `index` of the direction's schedule, with its
+  // row order (gpu::rows_ascending over the launch's 64-bit slots, for
+  // either word type).
   template <typename Word>
-  gpu::PassArgs<Word> pass_args(const DeviceTables<Word>& tables, const gpu::PassLaunch& launch,
-                                std::uint64_t* data, RowRange rows, std::size_t batch, bool forward,
+  gpu::PassArgs<Word> pass_args(const DeviceTables<Word>& tables, std::size_t index, std::uint64_t* data,
+                                RowRange rows, std::size_t batch, bool forward,
                                 const std::uint32_t* skip_starts) const {
-    return gpu::make_pass_args(launch, data, forward ? tables.forward.data() : tables.inverse.data(),
-                               tables.constants.data(), tables.stride, rows, batch, log_n(), skip_starts);
-  }
-
-  // gpu::rows_ascending for launch `index` over `data_rows` rows (64-bit
-  // slots for either word type).
-  bool rows_ascending(std::size_t index, std::size_t data_rows) const {
-    return gpu::rows_ascending(index, (data_rows << log_n()) * sizeof(std::uint64_t),
-                               static_cast<std::size_t>(l2_bytes_));
+    const gpu::PassLaunch& launch = (forward ? forward_launches_ : inverse_launches_)[index];
+    gpu::PassArgs<Word> args =
+        gpu::make_pass_args(launch, data, forward ? tables.forward.data() : tables.inverse.data(),
+                            tables.constants.data(), tables.stride, rows, batch, log_n(), skip_starts);
+    args.rows_ascending = gpu::rows_ascending(index, ((rows.count * batch) << log_n()) * sizeof(std::uint64_t),
+                                              static_cast<std::size_t>(l2_bytes_));
+    return args;
   }
 
   template <typename Word>
