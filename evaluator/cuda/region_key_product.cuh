@@ -81,8 +81,6 @@ FHE_HD void digit_tile_columns(const RegionKeyProductArgs<Word>& f, Word* shared
   }
 }
 
-// The row round loads its twiddles (PassArgs::factored_rows aside): a
-// block's digit tiles share their row's, which come from L1 and L2.
 template <typename Word, int Skip, bool Consecutive>
 FHE_HD void digit_tile_rows(const RegionKeyProductArgs<Word>& f, Word* shared, const ntt::gpu::TileThread& th) {
   if (!ntt::gpu::skipped_row(f.region, th.data_row)) {

@@ -16,7 +16,7 @@ using ntt::gpu::kTileBits;
 
 // The NTT region kernel's first two phases, then the finish instead of the
 // store; the register cap of the NTT's throughput region kernel.
-template <typename Word, int Skip, bool Consecutive, bool Factored>
+template <typename Word, int Skip, bool Consecutive>
 __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThroughputMinBlocksPerSm)
     region_scale_down_kernel(const __grid_constant__ RegionScaleDownArgs<Word> f) {
   ntt::gpu::allow_next_kernel_launch();
@@ -27,7 +27,7 @@ __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThrough
   const std::uint32_t block = ntt::gpu::visit_index(f.region, blockIdx.x, gridDim.x);
   ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared, block, tiles_per_block, threadIdx.x);
   __syncthreads();
-  ntt::gpu::tile_rows<true, Word, Skip, Consecutive, Factored>(f.region, shared, block, tiles_per_block, threadIdx.x);
+  ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared, block, tiles_per_block, threadIdx.x);
   __syncthreads();
   scale_down_tiles<Word>(f, shared, block, tiles_per_block, threadIdx.x);
 }
@@ -46,11 +46,8 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, unsigned tiles_per_
   shape.dynamic_shared_bytes = std::size_t{tiles_per_block} * ntt::gpu::kPaddedTileWords * sizeof(Word);
   using Kernel = void (*)(RegionScaleDownArgs<Word>);
   const Kernel kernel = ntt::gpu::with_region_variant(
-      region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() -> Kernel {
-        return ntt::gpu::with_row_twiddles<Word, Skip, Consecutive>(
-            region.factored_rows,
-            [&]<bool Factored>() -> Kernel { return region_scale_down_kernel<Word, Skip, Consecutive, Factored>; });
-      });
+      region.stage_count, region.address.consecutive,
+      [&]<int Skip, bool Consecutive>() -> Kernel { return region_scale_down_kernel<Word, Skip, Consecutive>; });
   // Overlapped like the NTT passes: the blocks load their twiddles while the
   // previous pass drains.
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, shape, stream, f));

@@ -273,8 +273,7 @@ class CudaPlan final : public NttPlan {
       case gpu::KernelKind::global_pass:
         return gpu::global_pass_resources<Word>(launch.stage_count, forward, shape);
       case gpu::KernelKind::shared_region:
-        return gpu::shared_region_resources<Word>(launch.stage_count, launch.address.consecutive,
-                                                  launch.address.compact, forward, shape);
+        return gpu::shared_region_resources<Word>(launch.stage_count, launch.address.consecutive, forward, shape);
     }
     throw InvalidArgument("unknown kernel kind");
   }

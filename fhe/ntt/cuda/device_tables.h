@@ -125,7 +125,6 @@ inline StageTwiddleAddress make_stage_address(const BackendInfo& backend, int lo
   }
   address.consecutive = true;
   for (int r = 0; r < count; ++r) address.consecutive = address.consecutive && stage_groups_consecutive(address, r);
-  address.compact = !strict;
   return address;
 }
 

@@ -144,14 +144,6 @@ struct Fp64Arith {
   }
   FHE_HD TwiddlePair<std::uint64_t> constant(std::uint64_t k) const { return pair(fp64_of_word(k)); }
 
-  // The twiddle w1 w2 mod q of two table twiddles (w2 with its companion),
-  // as product() leaves it: |w1 w2 - e q| < 0.63 q, which the butterflies'
-  // bound takes as it takes a table twiddle below q.
-  FHE_HD TwiddlePair<std::uint64_t> twiddle_product(TwiddlePair<std::uint64_t> w1,
-                                                    TwiddlePair<std::uint64_t> w2) const {
-    return pair(product(fp64_of_bits(w1.value), w2));
-  }
-
   // Twiddle `index` of a row's table: doubles packed at the start of the
   // row's pair slots, half the bytes of the integer pairs.
   FHE_HD TwiddlePair<std::uint64_t> twiddle(const TwiddlePair<std::uint64_t>* row, std::uint32_t index) const {

@@ -128,9 +128,6 @@ struct StageTwiddleAddress {
   std::uint32_t stride[kTileBits];
   std::uint32_t shift[kTileBits];
   bool consecutive;
-  // The rows are compact (index 2^s + group for every stage, not the strict
-  // radix layout): the table is every power psi^brv(k) at index k.
-  bool compact;
 };
 
 FHE_HD constexpr bool stage_groups_consecutive(const StageTwiddleAddress& address, int r) {
@@ -244,10 +241,6 @@ struct PassArgs {
   // The launch visits its rows (or blocks) from the first instead of from
   // the last (visit_index; launch_plan.h's rows_ascending decides).
   bool rows_ascending = false;
-  // A shared region over compact rows forms its row round's double-precision
-  // twiddles from two table entries each instead of loading them
-  // (shared_region.cuh, load_row_round_twiddles).
-  bool factored_rows = false;
 };
 
 // The row (global pass) or block (region) that launch index `index` of

@@ -66,9 +66,7 @@ template <typename Word>
 cudaError_t launch_shared_region(const PassArgs<Word>& args, bool forward, const LaunchShape& shape,
                           cudaStream_t stream);
 template <typename Word>
-// factored: PassArgs::factored_rows of the launch (make_pass_args).
-KernelResources shared_region_resources(int stage_count, bool consecutive, bool factored, bool forward,
-                                        const LaunchShape& shape);
+KernelResources shared_region_resources(int stage_count, bool consecutive, bool forward, const LaunchShape& shape);
 
 template <typename Word>
 cudaError_t launch_indexed_stage(const IndexedStageArgs<Word>& args, bool forward,

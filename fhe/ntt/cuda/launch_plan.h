@@ -89,21 +89,19 @@ PassArgs<Word> make_pass_args(const PassLaunch& launch, std::uint64_t* data, con
     throw InvalidArgument("an NTT launch of " + std::to_string(rows.count * batch) + " rows at logN " +
                           std::to_string(log_n) + " exceeds the kernels' index range");
   }
-  PassArgs<Word> args{data,
-                      twiddles,
-                      constants,
-                      static_cast<std::uint32_t>(rows.first),
-                      FastDivisor(static_cast<std::uint32_t>(rows.count)),
-                      FastDivisor(static_cast<std::uint32_t>(batch)),
-                      static_cast<std::uint32_t>(rows.count * batch),
-                      static_cast<std::uint32_t>(log_n),
-                      static_cast<std::uint32_t>(launch.first_stage),
-                      static_cast<std::uint32_t>(launch.stage_count),
-                      table_stride,
-                      launch.address,
-                      skip_starts};
-  args.factored_rows = launch.kernel == KernelKind::shared_region && launch.address.compact;
-  return args;
+  return {data,
+          twiddles,
+          constants,
+          static_cast<std::uint32_t>(rows.first),
+          FastDivisor(static_cast<std::uint32_t>(rows.count)),
+          FastDivisor(static_cast<std::uint32_t>(batch)),
+          static_cast<std::uint32_t>(rows.count * batch),
+          static_cast<std::uint32_t>(log_n),
+          static_cast<std::uint32_t>(launch.first_stage),
+          static_cast<std::uint32_t>(launch.stage_count),
+          table_stride,
+          launch.address,
+          skip_starts};
 }
 
 // The arguments of one radix2_indexed stage over `batch` blocks of `rows`,

@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/cuda/memory_access.cuh"
@@ -141,51 +140,6 @@ FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const Tile
   return a.twiddles + static_cast<std::size_t>(plan_row_of(a, th.data_row)) * a.table_stride;
 }
 
-// The row round's twiddles (local stages 4-7, group (16 tile + lane) 2^r + g
-// at the round's stage r): loaded, or, in a double-precision row of a
-// compact table (PassArgs::factored_rows), each formed from two entries.
-// Compact entry k is psi^brv(k), so entries whose indices share no bit
-// multiply: entry 2^s + (16 tile + lane) 2^r + g is entry 2^s + lane 2^r + g
-// (the same 240 for every tile of the row, which stay in L1) times entry
-// tile 2^(4+r) (four a tile). The row round reads 240 of a tile's 255
-// twiddles: about as many bytes as the tile's data, from DRAM where a
-// launch meets them cold. Factored is a kernel's template argument (a
-// run-time choice spilled the 3-block region kernels: both load sequences
-// held their registers); with_row_twiddles picks it.
-template <bool Factored, int Skip, bool Consecutive, typename Word, typename Arith>
-FHE_HD void load_row_round_twiddles(StageTwiddles<Word, 4>& tw, const PassArgs<Word>& a, const TileThread& th,
-                                    const Arith& ar) {
-  const TwiddlePair<Word>* row = row_twiddles(a, th);
-  if constexpr (Factored && std::is_same_v<Arith, Fp64Arith>) {
-    load_round_twiddles<4, Skip, Consecutive>(tw, a, row, th.lane, ar);  // tile 0's: the lane parts
-    for_each_stage<4, true>([&](auto stage) {  // (Skip only ever skips local stages 0 and 1)
-      constexpr int r = decltype(stage)::value;
-      const TwiddlePair<Word> tile_factor = ar.twiddle(row, th.tile << (4 + r));
-#pragma unroll
-      for (int g = 0; g < (1 << r); ++g) {
-        tw[(1 << r) - 1 + g] = ar.twiddle_product(tw[(1 << r) - 1 + g], tile_factor);
-      }
-    });
-  } else {
-    load_round_twiddles<4, Skip, Consecutive>(tw, a, row, th.tile * 16 + th.lane, ar);
-  }
-}
-
-// The regions that can form their row round's twiddles (the compact
-// backends': 64-bit words, 8 stages, consecutive groups), and the call of
-// f.template operator()<Factored>() for a launch whose PassArgs::factored_rows
-// is `factored`: only those regions have a factored instantiation.
-template <typename Word, int Skip, bool Consecutive>
-inline constexpr bool kFactorableRegion = sizeof(Word) == 8 && Skip == 0 && Consecutive;
-
-template <typename Word, int Skip, bool Consecutive, typename F>
-decltype(auto) with_row_twiddles(bool factored, F&& f) {
-  if constexpr (kFactorableRegion<Word, Skip, Consecutive>) {
-    if (factored) return f.template operator()<true>();
-  }
-  return f.template operator()<false>();
-}
-
 // Forward phase 1: columns from global memory (8-byte loads, coalesced across
 // the 16 lanes), local stages 0-3, into shared memory.
 // The phases' `_at` forms run a tile the caller chose (the evaluator's fused
@@ -218,12 +172,12 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
 // Phase 2 of both directions: rows in shared memory, local stages 4-7
 // (forward, then the final reduction to [0, q)) or 7-4 (inverse, on the
 // words copy_tiles brought in as stored).
-template <bool Forward, typename Word, int Skip, bool Consecutive, bool Factored = false>
+template <bool Forward, typename Word, int Skip, bool Consecutive>
 FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, 4> tw;
-    load_row_round_twiddles<Factored, Skip, Consecutive>(tw, a, th, ar);
+    load_round_twiddles<4, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile * 16 + th.lane, ar);
     Word* own = shared + th.tile_in_block * kPaddedTileWords;
     Word v[1][kWordsPerThread];
 #pragma unroll
@@ -237,11 +191,11 @@ FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread
   });
 }
 
-template <bool Forward, typename Word, int Skip, bool Consecutive, bool Factored = false>
+template <bool Forward, typename Word, int Skip, bool Consecutive>
 FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                       std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (th.valid) tile_rows_at<Forward, Word, Skip, Consecutive, Factored>(a, shared, th);
+  if (th.valid) tile_rows_at<Forward, Word, Skip, Consecutive>(a, shared, th);
 }
 
 // Calls pair(offset, first, second) for the thread's share of the block's

@@ -31,15 +31,14 @@ __device__ void run_region_phases(const PassArgs<Word>& args) {
   Third(args, shared, block, tiles_per_block, threadIdx.x);
 }
 
-template <typename Word, bool Forward, int Skip, bool Consecutive, int MinBlocks, bool Factored>
+template <typename Word, bool Forward, int Skip, bool Consecutive, int MinBlocks>
 __global__ void __launch_bounds__(kMaxBlockThreads, MinBlocks) ntt_shared_region(PassArgs<Word> args) {
   if constexpr (Forward) {
     run_region_phases<Word, kThreadsPerTile, forward_columns<Word, Skip, Consecutive>,
-                      tile_rows<true, Word, Skip, Consecutive, Factored>, copy_tiles<Word, true>>(args);
+                      tile_rows<true, Word, Skip, Consecutive>, copy_tiles<Word, true>>(args);
   } else {
-    run_region_phases<Word, kThreadsPerTile, copy_tiles<Word, false>,
-                      tile_rows<false, Word, Skip, Consecutive, Factored>, inverse_columns<Word, Skip, Consecutive>>(
-        args);
+    run_region_phases<Word, kThreadsPerTile, copy_tiles<Word, false>, tile_rows<false, Word, Skip, Consecutive>,
+                      inverse_columns<Word, Skip, Consecutive>>(args);
   }
 }
 
@@ -58,12 +57,10 @@ __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocksPerSm) ntt_split_r
 template <typename Word>
 using SharedRegionKernel = void (*)(PassArgs<Word>);
 
-// The kernel for a region (with_region_variant, with_row_twiddles),
-// direction and launch shape. Throws for a region the kernels do not do (6
-// or 8 stages).
+// The kernel for a region (with_region_variant), direction and launch
+// shape. Throws for a region the kernels do not do (6 or 8 stages).
 template <typename Word>
-SharedRegionKernel<Word> select_kernel(int stage_count, bool consecutive, bool factored, bool forward,
-                                       const LaunchShape& shape) {
+SharedRegionKernel<Word> select_kernel(int stage_count, bool consecutive, bool forward, const LaunchShape& shape) {
   if (!shared_region_supported(stage_count)) {
     throw InvalidArgument("shared-memory NTT region of " + std::to_string(stage_count) +
                           " stages (the kernels do 6 or 8)");
@@ -73,15 +70,12 @@ SharedRegionKernel<Word> select_kernel(int stage_count, bool consecutive, bool f
     if (shape.split) {  // the general twiddle formula: one kernel for both layouts
       return forward ? ntt_split_region<Word, true, Skip> : ntt_split_region<Word, false, Skip>;
     }
-    return with_row_twiddles<Word, Skip, Consecutive>(factored, [&]<bool Factored>() -> SharedRegionKernel<Word> {
-      if (forward) {
-        return shape.throughput
-                   ? ntt_shared_region<Word, true, Skip, Consecutive, kThroughputMinBlocksPerSm, Factored>
-                   : ntt_shared_region<Word, true, Skip, Consecutive, kMinBlocksPerSm, Factored>;
-      }
-      return shape.throughput ? ntt_shared_region<Word, false, Skip, Consecutive, kThroughputMinBlocksPerSm, Factored>
-                              : ntt_shared_region<Word, false, Skip, Consecutive, kMinBlocksPerSm, Factored>;
-    });
+    if (forward) {
+      return shape.throughput ? ntt_shared_region<Word, true, Skip, Consecutive, kThroughputMinBlocksPerSm>
+                              : ntt_shared_region<Word, true, Skip, Consecutive, kMinBlocksPerSm>;
+    }
+    return shape.throughput ? ntt_shared_region<Word, false, Skip, Consecutive, kThroughputMinBlocksPerSm>
+                            : ntt_shared_region<Word, false, Skip, Consecutive, kMinBlocksPerSm>;
   });
 }
 
@@ -91,26 +85,24 @@ template <typename Word>
 cudaError_t launch_shared_region(const PassArgs<Word>& args, bool forward,
                                  const LaunchShape& shape, cudaStream_t stream) {
   return launch_overlapped(select_kernel<Word>(static_cast<int>(args.stage_count), args.address.consecutive,
-                                               args.factored_rows, forward, shape),
+                                               forward, shape),
                            shape, stream, args);
 }
 
 template <typename Word>
-KernelResources shared_region_resources(int stage_count, bool consecutive, bool factored, bool forward,
-                                       const LaunchShape& shape) {
-  const SharedRegionKernel<Word> kernel = select_kernel<Word>(stage_count, consecutive, factored, forward, shape);
-  // Factored only where a factored instantiation exists (with_row_twiddles).
-  factored = factored && kernel != select_kernel<Word>(stage_count, consecutive, false, forward, shape);
+KernelResources shared_region_resources(int stage_count, bool consecutive, bool forward, const LaunchShape& shape) {
   const std::string name = std::string("ntt_shared_region<") + word_tag<Word>() + ",s" +
                            std::to_string(stage_count) + (consecutive ? ",consecutive" : "") +
-                           (factored ? ",factored" : "") + (forward ? ",forward" : ",inverse") +
+                           (forward ? ",forward" : ",inverse") +
                            (shape.throughput ? ",throughput>" : shape.split ? ",latency,split>" : ",latency>");
-  return query_kernel_resources(reinterpret_cast<const void*>(kernel), name, shape);
+  return query_kernel_resources(
+      reinterpret_cast<const void*>(select_kernel<Word>(stage_count, consecutive, forward, shape)), name,
+      shape);
 }
 
 template cudaError_t launch_shared_region(const PassArgs<std::uint64_t>&, bool, const LaunchShape&, cudaStream_t);
 template cudaError_t launch_shared_region(const PassArgs<std::uint32_t>&, bool, const LaunchShape&, cudaStream_t);
-template KernelResources shared_region_resources<std::uint64_t>(int, bool, bool, bool, const LaunchShape&);
-template KernelResources shared_region_resources<std::uint32_t>(int, bool, bool, bool, const LaunchShape&);
+template KernelResources shared_region_resources<std::uint64_t>(int, bool, bool, const LaunchShape&);
+template KernelResources shared_region_resources<std::uint32_t>(int, bool, bool, const LaunchShape&);
 
 }  // namespace fhe::ntt::gpu

@@ -205,15 +205,13 @@ class KernelEmulator {
       throw std::logic_error("shared region of unexpected stage count");
     }
     ntt::gpu::with_region_variant(args.stage_count, args.address.consecutive, [&]<int Skip, bool Consecutive>() {
-      ntt::gpu::with_row_twiddles<Word, Skip, Consecutive>(args.factored_rows, [&]<bool Factored>() {
-        shared_region<Skip, Consecutive, Factored>(args, shape, forward, last);
-      });
+      shared_region<Skip, Consecutive>(args, shape, forward, last);
     });
   }
 
   // Phases as the kernels run them: the split kernel's three rounds, or
   // columns, rows and the forward's `last`.
-  template <int Skip, bool Consecutive, bool Factored>
+  template <int Skip, bool Consecutive>
   void shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape, bool forward,
                      const RegionPhase& last) {
     using namespace ntt::gpu;
@@ -228,10 +226,9 @@ class KernelEmulator {
       }
     } else if (forward) {
       region_blocks(args, shape, {P(&forward_columns<Word, Skip, Consecutive>),
-                                  P(&tile_rows<true, Word, Skip, Consecutive, Factored>), last});
+                                  P(&tile_rows<true, Word, Skip, Consecutive>), last});
     } else {
-      region_blocks(args, shape, {P(&copy_tiles<Word, false>),
-                                  P(&tile_rows<false, Word, Skip, Consecutive, Factored>),
+      region_blocks(args, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, Skip, Consecutive>),
                                   P(&inverse_columns<Word, Skip, Consecutive>)});
     }
   }
