@@ -35,9 +35,10 @@ struct State {
   std::unique_ptr<fhe::CudaEvaluator> gpu;
   std::unique_ptr<fhe::CudaEncryptor> encryptor;
   fhe::CudaCiphertext a, b, out, plain, message, extended_sum, prepared_sum, moved_down;
-  std::vector<fhe::CudaCiphertext> outs, extended_plains;
+  std::vector<fhe::CudaCiphertext> outs;
+  std::vector<fhe::CudaBlockPlain> extended_plains;  // random slots: every word stored
   std::vector<int> summed_steps;
-  std::vector<const fhe::CudaCiphertext*> summed_plains;
+  std::vector<const fhe::CudaBlockPlain*> summed_plains;
 };
 
 // One state at a time (the 16 keys of one backend take about 6.5 GB).
@@ -66,8 +67,7 @@ State& state_for(const std::string& backend) {
     std::vector<double> real(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) real[i] = values[i].real();
     for (int step = 0; step < kSummedSteps; ++step) {
-      state->extended_plains.push_back(state->gpu->make_extended(1));
-      state->gpu->upload(state->engine->encode_extended(real), state->extended_plains.back());
+      state->extended_plains.push_back(state->gpu->upload_blocks(state->engine->encode_extended(real)));
       state->summed_steps.push_back(step);
     }
     for (const auto& p : state->extended_plains) state->summed_plains.push_back(&p);

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "evaluator/block_rows.h"
 #include "evaluator/cuda_workspace.h"
-#include "evaluator/packed_rows.h"
 #include "fhe/core/error.h"
 #include "workloads/matvec/matvec_problem.h"
 
@@ -70,15 +70,16 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
   const std::size_t workers = static_cast<std::size_t>(config.workers);
   MemoryPlan plan;
   plan.items.push_back({"keys", key_bytes(preset, steps, device)});
-  // lazy-moddown keeps its diagonals and sums over the QP rows; on CUDA the
-  // lazy BSGS's diagonals are packed (evaluator/packed_rows.h).
+  // lazy-moddown keeps its diagonals and sums over the QP rows; on CUDA its
+  // diagonals (of period dim) hold one word a block (evaluator/block_rows.h).
   const bool lazy = config.policy == DiagonalPolicy::lazy_moddown;
   const bool bsgs = config.method == MatvecMethod::bsgs;
   const std::size_t extended_part_bytes = preset.qp_rows() * row_bytes;
-  const std::size_t diagonal_bytes = !lazy ? q_rows * row_bytes
-                                     : device == DeviceKind::cuda && bsgs
-                                         ? packed_rows(preset.qp_primes(), preset.n()).bytes()
-                                         : extended_part_bytes;
+  const std::size_t diagonal_bytes =
+      !lazy ? q_rows * row_bytes
+      : device == DeviceKind::cuda
+          ? extended_part_bytes >> periodic_block_log(preset.n(), static_cast<std::size_t>(config.dim))
+          : extended_part_bytes;
   plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * diagonal_bytes});
   // Per worker, what CudaMatvec allocates: its evaluator's workspaces, the
   // diagonal chunk's rotations (batch/loop), product, pending, rescaled and

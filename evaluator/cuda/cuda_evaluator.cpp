@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "evaluator/block_rows.h"
 #include "evaluator/cuda/eval_kernels.h"
 #include "evaluator/cuda/region_key_product.h"
 #include "evaluator/cuda/region_scale_down.h"
@@ -507,13 +508,13 @@ namespace {
 // The kernel term list of keys[start, start + batch) (null: step 0) times
 // plains (empty, or null entries: times 1).
 void fill_terms(const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                const std::vector<const CudaCiphertext*>& plains, std::size_t start, std::size_t batch,
+                const std::vector<const CudaBlockPlain*>& plains, std::size_t start, std::size_t batch,
                 cuda::RotationTerm* terms) {
   for (std::size_t t = 0; t < batch; ++t) {
     const cuda::DeviceSwitchKey* key = keys[start + t];
-    const CudaCiphertext* plain = plains.empty() ? nullptr : plains[start + t];
+    const CudaBlockPlain* plain = plains.empty() ? nullptr : plains[start + t];
     terms[t] = {key ? key->bytes.data() : nullptr, key ? key->galois_table.data() : nullptr,
-                plain ? plain->data() : nullptr};
+                plain ? plain->words.data() : nullptr, plain ? plain->block_log : 0};
   }
 }
 
@@ -644,7 +645,7 @@ cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a, 
 }
 
 void CudaEvaluator::add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,
-                              const std::vector<const CudaCiphertext*>& plains, bool accumulate,
+                              const std::vector<const CudaBlockPlain*>& plains, bool accumulate,
                               CudaCiphertext& sum) const {
   if (prepared.region) {  // one rotation (a BSGS giant step), fused with the ModUp's last pass
     cuda::RotationTerm term;
@@ -659,7 +660,7 @@ void CudaEvaluator::add_terms(const PreparedRotations& prepared, const cuda::Ext
 // Every term of `keys` x `plains` into `sum` (already shaped: 2 parts at
 // the input's level), in launches of kMaxRotationTerms.
 void CudaEvaluator::launch_terms(cuda::ExtendedSumArgs args, const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                                 const std::vector<const CudaCiphertext*>& plains, bool accumulate,
+                                 const std::vector<const CudaBlockPlain*>& plains, bool accumulate,
                                  CudaCiphertext& sum) const {
   args.sum_b = sum.part(0);
   args.sum_a = sum.part(1);
@@ -674,7 +675,7 @@ void CudaEvaluator::launch_terms(cuda::ExtendedSumArgs args, const std::vector<c
 }
 
 void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
-                                         const std::vector<const CudaCiphertext*>& extended_plains,
+                                         const std::vector<const CudaBlockPlain*>& extended_plains,
                                          CudaCiphertext& sum) const {
   const char* op = "accumulate_rotations";
   check_parts(a, 2, 2, op, engine_);
@@ -684,11 +685,10 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
                           std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
   }
   const int level = a.level;
-  auto plain_scale = [](const CudaCiphertext* plain) { return plain ? plain->scale : 1.0; };
+  auto plain_scale = [](const CudaBlockPlain* plain) { return plain ? plain->scale : 1.0; };
   const double scale = a.scale * plain_scale(extended_plains.front());
-  for (const CudaCiphertext* plain : extended_plains) {
-    if (plain) check_extended(*plain, op);
-    if ((plain && (plain->parts != 1 || plain->level != level)) ||
+  for (const CudaBlockPlain* plain : extended_plains) {
+    if ((plain && (plain->level != level || plain->rows != a.rows() + p_rows_)) ||
         std::fabs(a.scale * plain_scale(plain) - scale) > 1e-9 * scale) {
       throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
                             "scale at " + where(engine_, op, level));
@@ -794,11 +794,13 @@ namespace {
 bool plain_matches(const CudaCiphertext& plain, const CudaCiphertext& first_term) {
   return plain.parts == 1 && plain.level == first_term.level && plain.max_rows() == first_term.max_rows();
 }
-bool plain_matches(const CudaPackedPlain& plain, const CudaCiphertext& first_term) {
-  return plain.level == first_term.level && plain.layout.rows == first_term.rows();
+bool plain_matches(const CudaBlockPlain& plain, const CudaCiphertext& first_term) {
+  return plain.level == first_term.level && plain.rows == first_term.rows();
 }
-const void* plain_words(const CudaCiphertext& plain) { return plain.data(); }
-const void* plain_words(const CudaPackedPlain& plain) { return plain.bytes.data(); }
+const std::uint64_t* plain_words(const CudaCiphertext& plain) { return plain.data(); }
+const std::uint64_t* plain_words(const CudaBlockPlain& plain) { return plain.words.data(); }
+int plain_block_log(const CudaCiphertext&) { return 0; }
+int plain_block_log(const CudaBlockPlain& plain) { return plain.block_log; }
 
 }  // namespace
 
@@ -812,10 +814,10 @@ double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> ter
   }
   const CudaCiphertext& first = *terms.front();
   const double scale = first.scale * plains.front()->scale;
-  constexpr bool packed = std::is_same_v<Plain, CudaPackedPlain>;
+  constexpr bool blocks = std::is_same_v<Plain, CudaBlockPlain>;
   for (std::size_t t = 0; t < terms.size(); ++t) {
     if (terms[t]->parts != 2 || terms[t]->level != first.level || terms[t]->max_rows() != first.max_rows() ||
-        !plain_matches(*plains[t], first) || (packed && first.max_rows() != qp_rows_) ||
+        !plain_matches(*plains[t], first) || (blocks && first.max_rows() != qp_rows_) ||
         std::fabs(terms[t]->scale * plains[t]->scale - scale) > 1e-9 * scale) {
       throw InvalidArgument(std::string(op) + ": 2-part terms and 1-part plaintexts of one kind, level and "
                             "product scale (" + where(engine_, op, first.level) + ")");
@@ -842,43 +844,37 @@ void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> t
 }
 
 void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
-                                        std::span<const std::vector<const CudaPackedPlain*>> plains,
+                                        std::span<const std::vector<const CudaBlockPlain*>> plains,
                                         std::span<CudaCiphertext> outs) const {
   plain_sums(terms, plains, outs, "multiply_plain_sums");
 }
 
-CudaPackedPlain CudaEvaluator::make_packed_extended() const {
-  cuda::DeviceGuard guard(device_);
-  CudaPackedPlain plain;
-  plain.layout = packed_rows(engine_.preset().qp_primes(), n_);
-  plain.bytes = cuda::DeviceBuffer<std::uint8_t>(plain.layout.bytes(), "packed plaintext");
-  return plain;
-}
-
-void CudaEvaluator::upload_packed(const Plaintext& host, CudaPackedPlain& device) const {
+CudaBlockPlain CudaEvaluator::upload_blocks(const Plaintext& host) const {
   cuda::DeviceGuard guard(device_);
   cuda::StagedUploader staging;
-  upload_packed(host, device, staging);
+  CudaBlockPlain device = upload_blocks(host, staging);
   staging.finish();
+  return device;
 }
 
-void CudaEvaluator::upload_packed(const Plaintext& host, CudaPackedPlain& device,
-                                  cuda::StagedUploader& staging) const {
-  const std::vector<std::uint64_t> qp = engine_.preset().qp_primes();
-  const auto first = static_cast<std::size_t>(host.level);
+CudaBlockPlain CudaEvaluator::upload_blocks(const Plaintext& host, cuda::StagedUploader& staging) const {
   const ntt::RowRange rows = schedules_.at(host.level).extended_rows;
-  if (host.poly.first_row() != rows.first || host.poly.row_count() != rows.count || !host.poly.ntt_form() ||
-      device.bytes.size() < packed_rows(qp, n_).bytes()) {
-    throw InvalidArgument("upload_packed: an encode_extended plaintext and a make_packed_extended buffer were "
-                          "expected (" + where(engine_, "upload_packed", host.level) + ")");
+  if (host.poly.first_row() != rows.first || host.poly.row_count() != rows.count || !host.poly.ntt_form()) {
+    throw InvalidArgument("upload_blocks: an encode_extended plaintext was expected (" +
+                          where(engine_, "upload_blocks", host.level) + ")");
   }
-  const PackedRows layout = packed_rows(std::span<const std::uint64_t>(qp).subspan(first), n_);
-  staging.upload(device.bytes.data(), layout.bytes(), [&](std::span<std::uint8_t> bytes) {
-    pack_rows(std::span<const std::uint64_t>(host.poly.data(), rows.count * n_), layout, bytes);
-  });
-  device.layout = layout;
+  const std::span<const std::uint64_t> words(host.poly.data(), rows.count * n_);
+  CudaBlockPlain device;
+  device.rows = rows.count;
+  device.block_log = constant_block_log(words, n_);
   device.level = host.level;
   device.scale = host.scale;
+  const std::vector<std::uint64_t> blocks = block_words(words, device.block_log);
+  device.words = cuda::DeviceBuffer<std::uint64_t>(blocks.size(), "block plaintext");
+  staging.upload(device.words.data(), blocks.size() * 8, [&](std::span<std::uint8_t> bytes) {
+    std::memcpy(bytes.data(), blocks.data(), bytes.size());
+  });
+  return device;
 }
 
 template <typename Plain>
@@ -917,15 +913,13 @@ void CudaEvaluator::plain_sums(std::span<const CudaCiphertext* const> terms,
       cuda::ProductSums sums;
       sums.term_count = static_cast<int>(term_count);
       sums.output_count = static_cast<int>(out_count);
-      if constexpr (std::is_same_v<Plain, CudaPackedPlain>) {
-        sums.packed = true;
-        sums.plain_layout = plains.front().front()->layout;
-      }
       for (std::size_t t = 0; t < term_count; ++t) sums.terms[t] = terms[first_term + t]->data();
       for (std::size_t j = 0; j < out_count; ++j) {
         sums.outs[j] = outs[first_out + j].data();
         for (std::size_t t = 0; t < term_count; ++t) {
-          sums.plains[j][t] = plain_words(*plains[first_out + j][first_term + t]);
+          const Plain& plain = *plains[first_out + j][first_term + t];
+          sums.plains[j][t] = plain_words(plain);
+          sums.plain_block_logs[j][t] = static_cast<std::uint8_t>(plain_block_log(plain));
         }
       }
       cuda::launch_products_sums(sums, first_term > 0, static_cast<std::size_t>(level), rows, log_n_,

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "evaluator/cuda/cuda_ciphertext.h"
-#include "evaluator/cuda/cuda_packed_plain.h"
+#include "evaluator/cuda/cuda_block_plain.h"
 #include "evaluator/cuda/device_keys.h"
 #include "evaluator/cuda/level_constants.h"
 #include "evaluator/key_switch_schedule.h"
@@ -128,9 +128,10 @@ class CudaEvaluator {
   // device in launches of up to cuda::kMaxRotationTerms, each reading the
   // hoisted digits once per row from L2 while it streams the keys.
   CudaCiphertext make_extended(std::size_t capacity_parts = 2) const;
-  // A null plaintext multiplies by 1 (scale 1).
+  // Plaintexts are upload_blocks plaintexts; a null one multiplies by 1
+  // (scale 1).
   void accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
-                            const std::vector<const CudaCiphertext*>& extended_plains, CudaCiphertext& sum) const;
+                            const std::vector<const CudaBlockPlain*>& extended_plains, CudaCiphertext& sum) const;
   // sum += the rotation by `step` of the 2-part extended sum `extended` (a
   // lazy BSGS giant step on its inner sum), the twin of
   // Evaluator::accumulate_extended_rotation with the same words: only its
@@ -156,18 +157,18 @@ class CudaEvaluator {
   void multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
                            std::span<const std::vector<const CudaCiphertext*>> plains,
                            std::span<CudaCiphertext> outs) const;
-  // The same with packed extended plaintexts (evaluator/packed_rows.h) and
-  // extended terms: the same words from fewer plaintext bytes.
+  // The same with upload_blocks plaintexts and extended terms (the lazy
+  // BSGS's diagonals): the same words from a fraction of the bytes.
   void multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
-                           std::span<const std::vector<const CudaPackedPlain*>> plains,
+                           std::span<const std::vector<const CudaBlockPlain*>> plains,
                            std::span<CudaCiphertext> outs) const;
-  // A level-0 buffer for packed extended plaintexts, and `host` (from
-  // CkksEngine::encode_extended) packed into it: alone (synchronises, and
-  // pins a staging buffer for the one plaintext: about 10 ms at the default
-  // preset, a setup step), or, for many, through `staging` as upload's.
-  CudaPackedPlain make_packed_extended() const;
-  void upload_packed(const Plaintext& host, CudaPackedPlain& device) const;
-  void upload_packed(const Plaintext& host, CudaPackedPlain& device, cuda::StagedUploader& staging) const;
+  // `host` (from CkksEngine::encode_extended) on the device, one word a block
+  // of the largest aligned blocks its rows are constant over
+  // (evaluator/block_rows.h; a slot vector of period d: blocks of N/2d).
+  // Allocates: a setup step. Alone (synchronises), or, for many, through
+  // `staging` as upload's.
+  CudaBlockPlain upload_blocks(const Plaintext& host) const;
+  CudaBlockPlain upload_blocks(const Plaintext& host, cuda::StagedUploader& staging) const;
   // The extended sum / P, rounded, into `out` (rows level..L); the sum is kept.
   void mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const;
   // Evaluator::mod_down_rescale with the same words: the sum / (P q_level),
@@ -189,7 +190,7 @@ class CudaEvaluator {
   // An extended buffer (make_extended) with room for `parts` parts at level 0.
   void check_extended(const CudaCiphertext& x, const char* op, std::size_t parts = 1) const;
   // The operands and output of one plaintext-weighted sum; returns its scale.
-  // Plain: CudaCiphertext or CudaPackedPlain.
+  // Plain: CudaCiphertext or CudaBlockPlain.
   template <typename Plain>
   double check_plain_sum(std::span<const CudaCiphertext* const> terms, std::span<const Plain* const> plains,
                          const CudaCiphertext& out, const char* op) const;
@@ -210,9 +211,9 @@ class CudaEvaluator {
   // The terms of `prepared` (its rotations' keys) times `plains` into `sum`
   // (already shaped), the input's parts as `args` gives them.
   void add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,
-                 const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
+                 const std::vector<const CudaBlockPlain*>& plains, bool accumulate, CudaCiphertext& sum) const;
   void launch_terms(cuda::ExtendedSumArgs args, const std::vector<const cuda::DeviceSwitchKey*>& keys,
-                    const std::vector<const CudaCiphertext*>& plains, bool accumulate, CudaCiphertext& sum) const;
+                    const std::vector<const CudaBlockPlain*>& plains, bool accumulate, CudaCiphertext& sum) const;
   // The kernels' view of `a`'s hoisted decomposition at its level, of part
   // `decomposed_part` (1 for rotations, 2 for relinearization).
   cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a, std::size_t decomposed_part = 1) const;

@@ -220,9 +220,10 @@ __global__ void __launch_bounds__(kBlock, 5)
 // sum (< q) plus kMaxProductTerms products stays below 2^128.
 static_assert(kMaxProductTerms <= 16 && WordTraits<u64>::max_modulus_bits <= 62,
               "16 products of words < 2^62 plus one word must fit in 128 bits");
-// Packed: the plaintexts in s.plain_layout (6 bytes a word on its narrow
-// rows, the same words), a row's form uniform across a block.
-template <int Outputs, bool Packed>
+// A plaintext stored one word a block (the lazy BSGS's diagonals) is one
+// word for a thread block's 256 coefficients, an L1 broadcast, so the pass
+// streams only the terms.
+template <int Outputs>
 __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool accumulate, std::size_t first_row,
                                      std::size_t rows, int log_n, const DeviceModulus* __restrict__ moduli) {
   const std::size_t n = std::size_t{1} << log_n;
@@ -240,13 +241,7 @@ __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool
     const u64 c0 = s.terms[t][i], c1 = s.terms[t][part + i];
     u64 plain[Outputs];
 #pragma unroll
-    for (int j = 0; j < Outputs; ++j) {
-      if constexpr (Packed) {
-        plain[j] = s.plain_layout.word(static_cast<const std::uint8_t*>(s.plains[j][t]), r, k);
-      } else {
-        plain[j] = static_cast<const u64*>(s.plains[j][t])[i];
-      }
-    }
+    for (int j = 0; j < Outputs; ++j) plain[j] = s.plains[j][t][i >> s.plain_block_logs[j][t]];
 #pragma unroll
     for (int j = 0; j < Outputs; ++j) {
       sum0[j] += static_cast<u128>(c0) * plain[j];
@@ -264,10 +259,9 @@ __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool
 using ProductsSumsKernel = void (*)(ProductSums, bool, std::size_t, std::size_t, int, const DeviceModulus*);
 
 template <int... Outputs>
-ProductsSumsKernel products_sums_for(int outputs, bool packed, std::integer_sequence<int, Outputs...>) {
-  constexpr ProductsSumsKernel kernels[] = {products_sums_kernel<Outputs + 1, false>...};
-  constexpr ProductsSumsKernel packed_kernels[] = {products_sums_kernel<Outputs + 1, true>...};
-  return packed ? packed_kernels[outputs - 1] : kernels[outputs - 1];
+ProductsSumsKernel products_sums_for(int outputs, std::integer_sequence<int, Outputs...>) {
+  constexpr ProductsSumsKernel kernels[] = {products_sums_kernel<Outputs + 1>...};
+  return kernels[outputs - 1];
 }
 
 struct ScaleDownItems {
@@ -422,7 +416,7 @@ void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t 
                           std::to_string(kMaxProductOutputs) + " per launch)");
   }
   const ProductsSumsKernel kernel =
-      products_sums_for(sums.output_count, sums.packed, std::make_integer_sequence<int, kMaxProductOutputs>{});
+      products_sums_for(sums.output_count, std::make_integer_sequence<int, kMaxProductOutputs>{});
   kernel<<<grid, kBlock, 0, stream>>>(sums, accumulate, first_row, rows, log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("products_sums_kernel");
 }

@@ -10,7 +10,6 @@
 #include <cuda_runtime_api.h>
 
 #include "evaluator/cuda/device_conversion.h"
-#include "evaluator/packed_rows.h"
 #include "evaluator/switch_key_layout.h"
 
 namespace fhe::cuda {
@@ -80,6 +79,7 @@ struct RotationTerm {
   const std::uint8_t* key = nullptr;          // in ExtendedSumArgs::key_layout, or null
   const std::uint32_t* table = nullptr;       // the key's NTT-domain permutation
   const std::uint64_t* plain = nullptr;       // extended plaintext, rows x n; null: times 1
+  int plain_block_log = 0;                    // word i of the plaintext is plain[i >> plain_block_log]
 };
 inline constexpr int kMaxRotationTerms = 16;  // terms per launch (kernel parameter space)
 struct ExtendedSumArgs {
@@ -121,12 +121,12 @@ inline constexpr int kMaxProductTerms = 16;   // terms per launch
 inline constexpr int kMaxProductOutputs = 8;  // outputs per launch
 struct ProductSums {
   const std::uint64_t* terms[kMaxProductTerms] = {};
-  // [output][term]: 64-bit words, or with `packed` bytes in plain_layout.
-  const void* plains[kMaxProductOutputs][kMaxProductTerms] = {};
+  // [output][term]: word i of a plaintext is plains[j][t][i >> plain_block_logs[j][t]]
+  // (evaluator/block_rows.h; 0: every word stored).
+  const std::uint64_t* plains[kMaxProductOutputs][kMaxProductTerms] = {};
+  std::uint8_t plain_block_logs[kMaxProductOutputs][kMaxProductTerms] = {};
   std::uint64_t* outs[kMaxProductOutputs] = {};
   int term_count = 0, output_count = 0;
-  bool packed = false;
-  PackedRows plain_layout;  // of every plaintext, when packed
 };
 void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t first_row, std::size_t rows,
                           int log_n, const DeviceModulus* moduli, cudaStream_t stream);

@@ -381,8 +381,9 @@ FHE_HD void rotation_term(const RotationTerm& term, const ExtendedSumArgs& s, co
     a = mul_shoup(s.c1[i], row.p, row.p_shoup, q);
   }
   if (term.plain) {
-    b = mul_mod(b, term.plain[i], row.m);
-    a = mul_mod(a, term.plain[i], row.m);
+    const u64 plain = term.plain[i >> term.plain_block_log];
+    b = mul_mod(b, plain, row.m);
+    a = mul_mod(a, plain, row.m);
   }
 }
 

@@ -130,23 +130,27 @@ TEST(MemoryPlan, LazyBsgsCountsOnePassOfInnerSumsPerWorker) {
             4 * 2 * preset.qp_rows() * preset.n() * 8);
 }
 
-// On CUDA the lazy BSGS's diagonals are packed: 6 bytes a word on the
-// leading rows of primes below 2^48 (34 of the 39 at the default preset),
-// 8 on the others; the CPU and the lazy diagonal method keep 8 everywhere.
-TEST(MemoryPlan, LazyBsgsOnCudaCountsPackedDiagonals) {
+// On CUDA the lazy matvecs' diagonals hold one word a block: period 128 at
+// N = 2^16 gives blocks of 256 words, 256 words a row (evaluator/block_rows.h);
+// the CPU keeps every word, as do the batch and loop policies (Q rows only).
+TEST(MemoryPlan, LazyMatvecsOnCudaCountOneDiagonalWordABlock) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
-  const std::vector<std::uint64_t> qp = preset.qp_primes();
-  std::size_t narrow = 0;
-  while (narrow < qp.size() && qp[narrow] < (std::uint64_t{1} << 48)) ++narrow;
-  ASSERT_EQ(narrow, 34u);
-  const MatvecConfig bsgs{.dim = 128, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::lazy_moddown};
-  const MatvecConfig diagonal{.dim = 128, .method = MatvecMethod::diagonal, .policy = DiagonalPolicy::lazy_moddown};
-  const std::size_t words = 128 * preset.n();
-  EXPECT_EQ(plan_matvec_memory(preset, bsgs, fhe::DeviceKind::cuda).bytes_of("diagonals"),
-            words * (narrow * 6 + (qp.size() - narrow) * 8));
-  EXPECT_EQ(plan_matvec_memory(preset, bsgs, fhe::DeviceKind::cpu).bytes_of("diagonals"), words * qp.size() * 8);
-  EXPECT_EQ(plan_matvec_memory(preset, diagonal, fhe::DeviceKind::cuda).bytes_of("diagonals"),
-            words * qp.size() * 8);
+  ASSERT_EQ(preset.n(), 65536u);
+  const std::size_t qp_rows = preset.qp_rows();
+  for (const MatvecMethod method : {MatvecMethod::bsgs, MatvecMethod::diagonal}) {
+    const MatvecConfig lazy{.dim = 128, .method = method, .policy = DiagonalPolicy::lazy_moddown};
+    EXPECT_EQ(plan_matvec_memory(preset, lazy, fhe::DeviceKind::cuda).bytes_of("diagonals"),
+              128 * qp_rows * 256 * 8);
+    EXPECT_EQ(plan_matvec_memory(preset, lazy, fhe::DeviceKind::cpu).bytes_of("diagonals"),
+              128 * qp_rows * preset.n() * 8);
+    MatvecConfig sixteen = lazy;
+    sixteen.dim = 16;  // blocks of 2048
+    EXPECT_EQ(plan_matvec_memory(preset, sixteen, fhe::DeviceKind::cuda).bytes_of("diagonals"),
+              16 * qp_rows * 32 * 8);
+  }
+  const MatvecConfig batch{.dim = 128};
+  EXPECT_EQ(plan_matvec_memory(preset, batch, fhe::DeviceKind::cuda).bytes_of("diagonals"),
+            128 * preset.active_q_rows(0) * preset.n() * 8);
 }
 
 TEST(MemoryPlan, SmallerDimensionSuggestionKeepsTheBabyStepsValid) {

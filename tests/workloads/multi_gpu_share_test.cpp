@@ -159,7 +159,8 @@ TEST(MultiGpuShare, LazyRanksHoldQpDiagonalsAndExchangeQpSums) {
   lazy.policy = DiagonalPolicy::lazy_moddown;
   const std::size_t row = preset.n() * 8;
   const MemoryPlan rank0 = plan_rank_memory(preset, lazy, {0, 2});
-  EXPECT_EQ(item_bytes(rank0, "diagonals"), 8 * preset.qp_rows() * row);  // its 8 of 16, over QP rows
+  // Its 8 of 16 over QP rows, one word a block of n / 32 (period 16).
+  EXPECT_EQ(item_bytes(rank0, "diagonals"), 8 * preset.qp_rows() * row / (preset.n() / 32));
   // The broadcast input (Q rows), then on rank 0 one received sum and the total (QP rows).
   const std::size_t input = ciphertext_bytes(preset, 0), sum = 2 * preset.qp_rows() * row;
   EXPECT_EQ(item_bytes(rank0, "nccl buffers"), input + 2 * sum);

@@ -198,8 +198,12 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   }
   // One slot per diagonal, so indices stay those of the diagonals; another
   // rank's stay empty (never read here).
-  diagonals_.resize(static_cast<std::size_t>(config_.dim));
-  if (lazy && bsgs) packed_diagonals_.resize(static_cast<std::size_t>(config_.dim));
+  const auto dim = static_cast<std::size_t>(config_.dim);
+  if (lazy) {
+    block_diagonals_.resize(dim);
+  } else {
+    diagonals_.resize(dim);
+  }
   std::vector<int> used;
   for (int s = 0; s < config_.dim; ++s) {
     if (share_uses_diagonal(config_, share_, s)) used.push_back(s);
@@ -207,11 +211,10 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   cuda::StagedUploader staging;  // one diagonal copied while the next is formed
   encode_diagonals(engine_, problem_, config_, used, [&](int s, Plaintext diagonal) {
     const auto i = static_cast<std::size_t>(s);
-    if (lazy && bsgs) {  // read only by the inner sums, which stream them: packed
-      packed_diagonals_[i] = main.make_packed_extended();
-      main.upload_packed(diagonal, packed_diagonals_[i], staging);
+    if (lazy) {  // a diagonal of period dim: one word a block of n / (2 dim)
+      block_diagonals_[i] = main.upload_blocks(diagonal, staging);
     } else {
-      diagonals_[i] = lazy ? main.make_extended(1) : CudaCiphertext(rows, n, 1);
+      diagonals_[i] = CudaCiphertext(rows, n, 1);
       main.upload(diagonal, diagonals_[i], staging);
     }
   });
@@ -326,8 +329,8 @@ void CudaMatvec::enqueue_diagonal() {
       // Every term stays before its ModDown (Evaluator::accumulate_rotations).
       worker.extended_sum().parts = 0;
       for (const std::vector<int>& steps : hoist_chunks(worker.range.first, worker.range.second, config_.hoist)) {
-        std::vector<const CudaCiphertext*> plains;
-        for (int s : steps) plains.push_back(&diagonals_[static_cast<std::size_t>(s)]);
+        std::vector<const CudaBlockPlain*> plains;
+        for (int s : steps) plains.push_back(&block_diagonals_[static_cast<std::size_t>(s)]);
         ev.accumulate_rotations(input_, steps, plains, worker.extended_sum());
       }
       worker.has_sum = worker.extended_sum().parts != 0;
@@ -361,8 +364,8 @@ void CudaMatvec::enqueue_bsgs_lazy() {
   std::vector<const CudaCiphertext*> baby;
   for (const CudaCiphertext& term : baby_) baby.push_back(&term);
   auto giant_diagonals = [&](int j) {
-    std::vector<const CudaPackedPlain*> diagonals;
-    for (int i = 0; i < g; ++i) diagonals.push_back(&packed_diagonals_[static_cast<std::size_t>(j * g + i)]);
+    std::vector<const CudaBlockPlain*> diagonals;
+    for (int i = 0; i < g; ++i) diagonals.push_back(&block_diagonals_[static_cast<std::size_t>(j * g + i)]);
     return diagonals;
   };
   // Per giant step (across workers): the inner sum over QP, rotated from
@@ -379,7 +382,7 @@ void CudaMatvec::enqueue_bsgs_lazy() {
     const int pass = static_cast<int>(worker.extended.size()) - 1;
     for (int first = begin; first < end; first += pass) {
       const int count = std::min(pass, end - first);
-      std::vector<std::vector<const CudaPackedPlain*>> diagonals;
+      std::vector<std::vector<const CudaBlockPlain*>> diagonals;
       for (int j = first; j < first + count; ++j) diagonals.push_back(giant_diagonals(j));
       // Giant step 0 (a rotation by 0) writes its inner sum into the sum,
       // [0], instead of a copy there; the others go to [1..] and are rotated

@@ -114,8 +114,8 @@ class CudaMatvec {
   MatvecProblem problem_;
   MemoryPlan plan_;
   std::vector<std::unique_ptr<Worker>> workers_;  // worker 0 owns the keys and the main stream
-  std::vector<CudaCiphertext> diagonals_;         // 1 part each, level 0; only the share's are allocated
-  std::vector<CudaPackedPlain> packed_diagonals_;  // lazy-moddown bsgs: the diagonals packed, not diagonals_
+  std::vector<CudaCiphertext> diagonals_;       // batch and loop: 1 part each over the Q rows, level 0
+  std::vector<CudaBlockPlain> block_diagonals_;  // lazy-moddown: one word a block (evaluator/block_rows.h)
   CudaCiphertext input_;                          // the fixed staging buffer
   std::vector<CudaCiphertext> baby_;              // bsgs: rotations 1..g-1 of the input
                                                   // (lazy-moddown: 0..g-1, extended)

@@ -100,19 +100,22 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
 
   // Sums of rotations with one ModDown: the CPU's words, over more terms
   // than one launch takes (step 0 included) and split across two calls.
+  // Every other plaintext has period 8 (stored one word a block of n / 16),
+  // the others no period (every word stored).
   {
     const std::vector<int> steps = {0, 1, 2, 4, 8, 1, 2, 4, 8, -3};
     std::vector<Plaintext> plains;
-    std::vector<CudaCiphertext> device_plains;
+    std::vector<CudaBlockPlain> device_plains;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       std::vector<double> values(gpu_engine.slot_count());
-      for (std::size_t j = 0; j < values.size(); ++j) values[j] = w[(j + i) % w.size()].real();
+      const std::size_t period = i % 2 == 0 ? 8 : w.size();
+      for (std::size_t j = 0; j < values.size(); ++j) values[j] = w[(j + i) % period].real();
       plains.push_back(cpu_engine.encode_extended(values));
-      device_plains.push_back(gpu.make_extended(1));
-      gpu.upload(plains.back(), device_plains.back());
+      device_plains.push_back(gpu.upload_blocks(plains.back()));
+      EXPECT_EQ(device_plains.back().block_log, i % 2 == 0 ? gpu_engine.ntt_plan().log_n() - 4 : 0) << i;
     }
     std::vector<const Plaintext*> host_list;
-    std::vector<const CudaCiphertext*> device_list;
+    std::vector<const CudaBlockPlain*> device_list;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       host_list.push_back(&plains[i]);
       device_list.push_back(&device_plains[i]);
@@ -121,8 +124,8 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     cpu.accumulate_rotations(cx, steps, host_list, host_sum);
     CudaCiphertext device_sum = gpu.make_extended();
     const std::vector<int> head(steps.begin(), steps.begin() + 3), tail(steps.begin() + 3, steps.end());
-    const std::vector<const CudaCiphertext*> head_plains(device_list.begin(), device_list.begin() + 3);
-    const std::vector<const CudaCiphertext*> tail_plains(device_list.begin() + 3, device_list.end());
+    const std::vector<const CudaBlockPlain*> head_plains(device_list.begin(), device_list.begin() + 3);
+    const std::vector<const CudaBlockPlain*> tail_plains(device_list.begin() + 3, device_list.end());
     gpu.accumulate_rotations(dx, head, head_plains, device_sum);
     gpu.accumulate_rotations(dx, tail, tail_plains, device_sum);
     EXPECT_TRUE(testing::same_words(gpu.download(device_sum), host_sum)) << "extended sum";
@@ -142,27 +145,26 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     gpu.rotate_many_extended(dx, baby, device_terms);
     Ciphertext host_products = cpu.multiply_plain(host_terms[0], plains[0]);
     std::vector<const CudaCiphertext*> term_list, plain_list;
+    std::vector<CudaCiphertext> every_word;  // the plaintexts with every word stored
+    for (std::size_t i = 0; i < baby.size(); ++i) {
+      every_word.push_back(gpu.make_extended(1));
+      gpu.upload(plains[i], every_word.back());
+    }
     for (std::size_t i = 0; i < baby.size(); ++i) {
       EXPECT_TRUE(testing::same_words(gpu.download(device_terms[i]), host_terms[i])) << "term " << baby[i];
       if (i > 0) host_products = cpu.add(host_products, cpu.multiply_plain(host_terms[i], plains[i]));
       term_list.push_back(&device_terms[i]);
-      plain_list.push_back(&device_plains[i]);
+      plain_list.push_back(&every_word[i]);
     }
     CudaCiphertext device_products = gpu.make_extended();
     gpu.multiply_plain_sum(term_list, plain_list, device_products);
     EXPECT_TRUE(testing::same_words(gpu.download(device_products), host_products)) << "multiply_plain_sum";
-    // The same sum from packed plaintexts (the lazy BSGS's diagonals).
-    std::vector<CudaPackedPlain> packed;
-    std::vector<const CudaPackedPlain*> packed_list;
-    for (std::size_t i = 0; i < baby.size(); ++i) {
-      packed.push_back(gpu.make_packed_extended());
-      gpu.upload_packed(plains[i], packed.back());
-    }
-    for (const CudaPackedPlain& plain : packed) packed_list.push_back(&plain);
-    CudaCiphertext device_packed_products = gpu.make_extended();
-    gpu.multiply_plain_sums(term_list, std::span<const std::vector<const CudaPackedPlain*>>(&packed_list, 1),
-                            std::span<CudaCiphertext>(&device_packed_products, 1));
-    EXPECT_TRUE(testing::same_words(gpu.download(device_packed_products), host_products)) << "packed plaintexts";
+    // The same sum from block plaintexts (the lazy BSGS's diagonals).
+    const std::vector<const CudaBlockPlain*> block_list(device_list.begin(), device_list.begin() + 4);
+    CudaCiphertext device_block_products = gpu.make_extended();
+    gpu.multiply_plain_sums(term_list, std::span<const std::vector<const CudaBlockPlain*>>(&block_list, 1),
+                            std::span<CudaCiphertext>(&device_block_products, 1));
+    EXPECT_TRUE(testing::same_words(gpu.download(device_block_products), host_products)) << "block plaintexts";
     // BSGS giant steps from the extended form: the inner sum rotated (only
     // its c1 brought down for the key switch), step 0, another step.
     Ciphertext host_giant;
@@ -202,8 +204,9 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
   check("level 3 rotate", cpu.rotate(cx3, 2), rotated(x, 2), kKeySwitchTolerance);
   {
     const Plaintext p3 = cpu_engine.encode_extended(std::vector<double>(gpu_engine.slot_count(), 0.5), 3);
-    CudaCiphertext d3 = gpu.make_extended(1), sum3 = gpu.make_extended();
-    gpu.upload(p3, d3);
+    const CudaBlockPlain d3 = gpu.upload_blocks(p3);  // one value: one word a row
+    EXPECT_EQ(d3.block_log, gpu_engine.ntt_plan().log_n());
+    CudaCiphertext sum3 = gpu.make_extended();
     Ciphertext host3;
     cpu.accumulate_rotations(cx3, {2, 0}, {&p3, &p3}, host3);
     gpu.accumulate_rotations(lx, {2, 0}, {&d3, &d3}, sum3);
@@ -211,14 +214,12 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down(host3))) << "level 3 extended sum";
     gpu.mod_down_rescale(sum3, out);
     EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.mod_down_rescale(host3))) << "level 3 mod_down_rescale";
-    CudaPackedPlain packed3 = gpu.make_packed_extended();
-    gpu.upload_packed(p3, packed3);
-    const std::vector<const CudaPackedPlain*> packed3_list = {&packed3};
+    const std::vector<const CudaBlockPlain*> d3_list = {&d3};
     const std::vector<const CudaCiphertext*> sum3_list = {&sum3};
     CudaCiphertext product3 = gpu.make_extended();
-    gpu.multiply_plain_sums(sum3_list, std::span<const std::vector<const CudaPackedPlain*>>(&packed3_list, 1),
+    gpu.multiply_plain_sums(sum3_list, std::span<const std::vector<const CudaBlockPlain*>>(&d3_list, 1),
                             std::span<CudaCiphertext>(&product3, 1));
-    EXPECT_TRUE(testing::same_words(gpu.download(product3), cpu.multiply_plain(host3, p3))) << "level 3 packed";
+    EXPECT_TRUE(testing::same_words(gpu.download(product3), cpu.multiply_plain(host3, p3))) << "level 3 blocks";
     Ciphertext host_giant3;
     cpu.accumulate_extended_rotation(host3, -3, host_giant3);
     CudaCiphertext giant3 = gpu.make_extended();

@@ -36,6 +36,7 @@ struct Case {
   bool accumulate;  // add a plaintext-weighted term to an extended sum
   bool skip_own = false;  // the ModUp's passes skip each digit's own Q rows
   int narrow_bits = 0;    // > 0: rows up to the Q rows of this width, the P rows of `bits`
+  int plain_block_log = 0;  // the plaintext one word a block of 2^this (evaluator/block_rows.h)
 };
 
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
@@ -133,9 +134,9 @@ void check(const Case& c) {
   }
   const std::vector<std::uint32_t> table =
       c.galois ? galois_ntt_permutation(galois_element_for_step(3, c.log_n), c.log_n) : std::vector<std::uint32_t>{};
-  std::vector<u64> c0(static_cast<std::size_t>(c.q_rows) * n), plain(rows * n);
+  std::vector<u64> c0(static_cast<std::size_t>(c.q_rows) * n), plain((rows * n) >> c.plain_block_log);
   for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = random_row_word(first_row + i / n);
-  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = random_row_word(first_row + i / n);
+  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = random_row_word(first_row + (i << c.plain_block_log) / n);
   std::vector<u64> p_mod_q(key_rows), p_shoup(key_rows);
   std::vector<Modulus<u64>> device_moduli;
   for (std::size_t id = 0; id < key_rows; ++id) {
@@ -159,7 +160,7 @@ void check(const Case& c) {
   s.log_n = c.log_n;
   s.moduli = device_moduli.data();
   const cuda::RotationTerm term{packed.data(), c.galois ? table.data() : nullptr,
-                                c.accumulate ? plain.data() : nullptr};
+                                c.accumulate ? plain.data() : nullptr, c.plain_block_log};
   // Split outputs: Q rows of b and a, then the P block (b's, a's); sums:
   // every row of b and a, starting from random words.
   std::vector<u64> out_b(rows * n), out_a(rows * n), p_block(2 * static_cast<std::size_t>(c.p_rows) * n);
@@ -200,8 +201,9 @@ void check(const Case& c) {
       const bool q_row = r < static_cast<std::size_t>(c.q_rows);
       if (c.galois && q_row) b = add(b, mul(p_mod_q[id], c0[r * n + source], q), q);
       if (c.accumulate) {
-        b = add(old_b[r * n + k], mul(b, plain[r * n + k], q), q);
-        a = add(old_a[r * n + k], mul(a, plain[r * n + k], q), q);
+        const u64 weight = plain[(r * n + k) >> c.plain_block_log];
+        b = add(old_b[r * n + k], mul(b, weight, q), q);
+        a = add(old_a[r * n + k], mul(a, weight, q), q);
       }
       const std::size_t p_row = r - static_cast<std::size_t>(c.q_rows);
       const u64 got_b = c.accumulate || q_row ? out_b[r * n + k] : p_block[p_row * n + k];
@@ -227,6 +229,9 @@ TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
   check<std::uint32_t>({"radix4_compact", 10, 28, 6, 2, 2, false, true});
   check<u64>({"radix2_compact_group4_smem8", 9, 60, 5, 2, 1, false, true});
   check<u64>({"radix2_compact_group8_smem8", 8, 60, 5, 1, 1, true, false});
+  // Plaintexts one word a block of 32, and one word a row.
+  check<u64>({"radix8_compact", 12, 60, 7, 3, 2, true, true, false, 0, 5});
+  check<std::uint32_t>({"radix4_compact", 10, 28, 6, 2, 2, false, true, false, 0, 10});
   // The default preset's mix: 40-bit Q rows, 60-bit P rows (the key's
   // narrow and wide rows in one launch).
   check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 5, 2, false, false, true, 40});
