@@ -9,6 +9,7 @@
 #include "evaluator/cuda/conversion_slice.cuh"
 #include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/key_terms.cuh"
+#include "evaluator/cuda/plain_product_sums.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 #include "fhe/ntt/cuda/kernels.h"
@@ -214,15 +215,10 @@ __global__ void __launch_bounds__(kBlock, 5)
 // plaintext load sat behind its own branch and the loads of a term were
 // issued one after another, a memory latency each (docs/performance.md).
 // __grid_constant__ lets the runtime term index read the parameter space
-// without a local copy.
-// Products accumulate exactly in 128 bits and reduce once per output: with
-// words and plaintexts < q < 2^62 each product is < 2^124, so the carried-in
-// sum (< q) plus kMaxProductTerms products stays below 2^128.
-static_assert(kMaxProductTerms <= 16 && WordTraits<u64>::max_modulus_bits <= 62,
-              "16 products of words < 2^62 plus one word must fit in 128 bits");
-// A plaintext stored one word a block (the lazy BSGS's diagonals) is one
-// word for a thread block's 256 coefficients, an L1 broadcast, so the pass
-// streams only the terms.
+// without a local copy. A plaintext stored one word a block (the lazy
+// BSGS's diagonals) is one word for a thread block's 256 coefficients, an
+// L1 broadcast, so the pass streams only the terms, and its multiply-adds
+// are what bound it (session 37). The thread's body: plain_product_sums.cuh.
 template <int Outputs>
 __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool accumulate, std::size_t first_row,
                                      std::size_t rows, int log_n, const DeviceModulus* __restrict__ moduli) {
@@ -230,30 +226,7 @@ __global__ void products_sums_kernel(const __grid_constant__ ProductSums s, bool
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
-  const std::size_t i = r * n + k, part = rows * n;
-  u128 sum0[Outputs], sum1[Outputs];
-#pragma unroll
-  for (int j = 0; j < Outputs; ++j) {
-    sum0[j] = accumulate ? s.outs[j][i] : 0;
-    sum1[j] = accumulate ? s.outs[j][part + i] : 0;
-  }
-  for (int t = 0; t < s.term_count; ++t) {
-    const u64 c0 = s.terms[t][i], c1 = s.terms[t][part + i];
-    u64 plain[Outputs];
-#pragma unroll
-    for (int j = 0; j < Outputs; ++j) plain[j] = s.plains[j][t][i >> s.plain_block_logs[j][t]];
-#pragma unroll
-    for (int j = 0; j < Outputs; ++j) {
-      sum0[j] += static_cast<u128>(c0) * plain[j];
-      sum1[j] += static_cast<u128>(c1) * plain[j];
-    }
-  }
-  const DeviceModulus m = moduli[first_row + r];
-#pragma unroll
-  for (int j = 0; j < Outputs; ++j) {
-    s.outs[j][i] = reduce128(sum0[j], m);
-    s.outs[j][part + i] = reduce128(sum1[j], m);
-  }
+  terms::plain_product_sums_at<Outputs>(s, accumulate, r * n + k, rows * n, moduli[first_row + r]);
 }
 
 using ProductsSumsKernel = void (*)(ProductSums, bool, std::size_t, std::size_t, int, const DeviceModulus*);

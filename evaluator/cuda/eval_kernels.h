@@ -117,7 +117,7 @@ void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t
 // and 1-part plaintexts: BSGS's inner sums of stored extended baby steps,
 // several giant steps per pass so each term is read once for all of them.
 // Passed by value (kernel parameter space), hence the bounds.
-inline constexpr int kMaxProductTerms = 16;   // terms per launch
+inline constexpr int kMaxProductTerms = 32;   // terms per launch: the lazy BSGS's 32 baby steps in one
 inline constexpr int kMaxProductOutputs = 8;  // outputs per launch
 struct ProductSums {
   const std::uint64_t* terms[kMaxProductTerms] = {};

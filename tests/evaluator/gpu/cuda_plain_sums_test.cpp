@@ -20,7 +20,7 @@ namespace fhe {
 namespace {
 
 constexpr const char* kPreset = "test-slots2048-scale40-levels6-int64";
-constexpr int kTerms = 20;       // > cuda::kMaxProductTerms: two launches per pass
+constexpr int kTerms = 36;       // > cuda::kMaxProductTerms: two launches per pass
 constexpr int kPlainPool = 17;   // distinct plaintexts, assigned so that no two outputs share a list
 static_assert(kTerms > cuda::kMaxProductTerms);
 
