@@ -20,7 +20,7 @@ namespace fhe {
 namespace {
 
 constexpr const char* kPreset = "test-slots2048-scale40-levels6-int64";
-constexpr int kTerms = 36;       // > cuda::kMaxProductTerms: two launches per pass
+constexpr int kTerms = 40;       // > cuda::kMaxProductTerms (two launches a pass); 8 inputs x 5 steps
 constexpr int kPlainPool = 17;   // distinct plaintexts, assigned so that no two outputs share a list
 static_assert(kTerms > cuda::kMaxProductTerms);
 
