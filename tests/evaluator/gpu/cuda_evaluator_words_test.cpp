@@ -348,6 +348,12 @@ TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   EXPECT_THROW(gpu.accumulate_rotations(a, {1}, {nullptr}, foreign), InvalidArgument);
   CudaCiphertext sum = gpu.make_extended(), rotated = gpu.make_extended(), scratch = gpu.make_ciphertext();
   gpu.accumulate_rotations(a, {1}, {nullptr}, sum);
+  // Block plaintexts: only encode_extended ones upload, and one of another
+  // level weights no sum of this one.
+  const std::vector<double> half(engine.slot_count(), 0.5);
+  EXPECT_THROW(gpu.upload_blocks(engine.encode(half)), InvalidArgument);  // Q rows only
+  const CudaBlockPlain level2 = gpu.upload_blocks(engine.encode_extended(half, 2));
+  EXPECT_THROW(gpu.accumulate_rotations(a, {1}, {&level2}, sum), InvalidArgument);
   EXPECT_THROW(gpu.accumulate_extended_rotation(a, 1, scratch, rotated), InvalidArgument);    // Q rows only
   EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 5, scratch, rotated), InvalidArgument);  // no key
   EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, foreign, rotated), InvalidArgument);
