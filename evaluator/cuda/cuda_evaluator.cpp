@@ -870,6 +870,7 @@ CudaBlockPlain CudaEvaluator::upload_blocks(const Plaintext& host, cuda::StagedU
   device.level = host.level;
   device.scale = host.scale;
   const std::vector<std::uint64_t> blocks = block_words(words, device.block_log);
+  cuda::DeviceGuard guard(device_);  // allocates, as make_extended does
   device.words = cuda::DeviceBuffer<std::uint64_t>(blocks.size(), "block plaintext");
   staging.upload(device.words.data(), blocks.size() * 8, [&](std::span<std::uint8_t> bytes) {
     std::memcpy(bytes.data(), blocks.data(), bytes.size());
