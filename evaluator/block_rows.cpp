@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string>
 
 #include "fhe/core/error.h"
@@ -23,15 +24,13 @@ int constant_block_log(std::span<const std::uint64_t> words, std::size_t n) {
   return block_log;
 }
 
-std::vector<std::uint64_t> block_words(std::span<const std::uint64_t> words, int block_log) {
+void block_words(std::span<const std::uint64_t> words, int block_log, std::span<std::uint8_t> out) {
   const std::size_t block = std::size_t{1} << block_log;
-  if (block_log < 0 || words.size() % block != 0) {
+  if (block_log < 0 || words.size() % block != 0 || out.size() != (words.size() >> block_log) * 8) {
     throw InvalidArgument("block_words: " + std::to_string(words.size()) + " words in blocks of 2^" +
-                          std::to_string(block_log));
+                          std::to_string(block_log) + " into " + std::to_string(out.size()) + " bytes");
   }
-  std::vector<std::uint64_t> out(words.size() >> block_log);
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = words[i << block_log];
-  return out;
+  for (std::size_t i = 0; i < out.size() / 8; ++i) std::memcpy(out.data() + 8 * i, &words[i << block_log], 8);
 }
 
 int periodic_block_log(std::size_t n, std::size_t period) {

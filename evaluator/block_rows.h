@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 namespace fhe {
 
@@ -20,8 +19,9 @@ namespace fhe {
 // row-major; n a power of two) is constant over aligned blocks of 2^b words.
 int constant_block_log(std::span<const std::uint64_t> words, std::size_t n);
 
-// One word a block of 2^block_log words: out[i] = words[i << block_log].
-std::vector<std::uint64_t> block_words(std::span<const std::uint64_t> words, int block_log);
+// One word a block of 2^block_log words, as bytes (a staging buffer's):
+// word i of `out` is words[i << block_log].
+void block_words(std::span<const std::uint64_t> words, int block_log, std::span<std::uint8_t> out);
 
 // The block_log of a slot vector of period `period` at ring degree n:
 // log2(n / (2 period)) (0 when the period is all n/2 slots). For memory

@@ -869,12 +869,11 @@ CudaBlockPlain CudaEvaluator::upload_blocks(const Plaintext& host, cuda::StagedU
   device.block_log = constant_block_log(words, n_);
   device.level = host.level;
   device.scale = host.scale;
-  const std::vector<std::uint64_t> blocks = block_words(words, device.block_log);
+  const std::size_t block_count = words.size() >> device.block_log;
   cuda::DeviceGuard guard(device_);  // allocates, as make_extended does
-  device.words = cuda::DeviceBuffer<std::uint64_t>(blocks.size(), "block plaintext");
-  staging.upload(device.words.data(), blocks.size() * 8, [&](std::span<std::uint8_t> bytes) {
-    std::memcpy(bytes.data(), blocks.data(), bytes.size());
-  });
+  device.words = cuda::DeviceBuffer<std::uint64_t>(block_count, "block plaintext");
+  staging.upload(device.words.data(), block_count * 8,
+                 [&](std::span<std::uint8_t> bytes) { block_words(words, device.block_log, bytes); });
   return device;
 }
 

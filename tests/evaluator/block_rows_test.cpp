@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <span>
 #include <vector>
 
 #include "evaluator/block_rows.h"
@@ -31,8 +32,8 @@ TEST(BlockRows, DetectsTheLargestBlockAndKeepsOneWordEach) {
   for (int block_log = 0; block_log <= 6; ++block_log) {
     const std::vector<std::uint64_t> words = blocky_rows(3, kN, block_log, 11);
     ASSERT_EQ(constant_block_log(words, kN), block_log);
-    const std::vector<std::uint64_t> blocks = block_words(words, block_log);
-    ASSERT_EQ(blocks.size(), words.size() >> block_log);
+    std::vector<std::uint64_t> blocks(words.size() >> block_log);
+    block_words(words, block_log, {reinterpret_cast<std::uint8_t*>(blocks.data()), blocks.size() * 8});
     for (std::size_t i = 0; i < words.size(); ++i) ASSERT_EQ(blocks[i >> block_log], words[i]) << i;
   }
   // Two words changed inside a block of 16, from an index that is 2 mod 4:
@@ -56,7 +57,9 @@ TEST(BlockRows, PeriodRuleAndRefusals) {
   EXPECT_THROW(periodic_block_log(65536, 96), InvalidArgument);
   EXPECT_THROW(constant_block_log(std::vector<std::uint64_t>(96), 48), InvalidArgument);
   EXPECT_THROW(constant_block_log(std::vector<std::uint64_t>(100), 64), InvalidArgument);
-  EXPECT_THROW(block_words(std::vector<std::uint64_t>(12), 3), InvalidArgument);
+  std::vector<std::uint8_t> bytes(16);
+  EXPECT_THROW(block_words(std::vector<std::uint64_t>(12), 3, bytes), InvalidArgument);  // not whole blocks
+  EXPECT_THROW(block_words(std::vector<std::uint64_t>(16), 2, bytes), InvalidArgument);  // 4 words, not 2
 }
 
 // The encoder's words, not only the algebra: a slot vector of period d gives
