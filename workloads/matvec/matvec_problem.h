@@ -44,7 +44,8 @@ int bsgs_baby_steps(const MatvecConfig& config);
 
 // Cost of a lazy giant step in baby-step terms, fitted to the H200 sweep
 // g = 16 / 32 / 64 at d = 128 (docs/performance.md, session 4): 6.2; per
-// kernel in session 20, with the giant steps from the extended form, 6.2.
+// kernel in session 20, with the giant steps from the extended form, 6.2;
+// the sweep again in session 38 (block diagonals): 5.8.
 inline constexpr int kLazyGiantStepCost = 6;
 
 // The rotation steps of each hoisted decomposition over [begin, end):
