@@ -60,12 +60,18 @@ TEST_F(ReportApplications, EachWorkloadIsItsOwnColumnAfterTheLowerScopes) {
   ASSERT_EQ(model.contexts.size(), 1u);  // one GPU model and preset
   const std::string md = render_markdown(build_report(model, {"fhelium report", "t", false}));
   // Scope order, then input order among the applications.
-  const std::string header = "| backend | kernel — rank · score [95% CI] — timed: kernel boundary | " +
-                             kKeySwitchLabel + " — rank · score [95% CI] — timed: application boundary | " +
-                             kDiagonalLabel +
-                             " — rank · score [95% CI] — timed: application boundary | " + kBsgsLabel +
-                             " — rank · score [95% CI] — timed: application boundary |";
+  const std::string header = "| backend | kernel — rank · score [95% CI] | " + kKeySwitchLabel +
+                             " — rank · score [95% CI] | " + kDiagonalLabel + " — rank · score [95% CI] | " +
+                             kBsgsLabel + " — rank · score [95% CI] |";
   EXPECT_NE(md.find(header), std::string::npos) << md;
+  // Each scope's timed boundary is in the list under the table, in the same order.
+  const auto kernel_line = md.find("- kernel: recommends ");
+  const auto bsgs_line = md.find("- " + kBsgsLabel + ": recommends ");
+  ASSERT_NE(kernel_line, std::string::npos);
+  ASSERT_NE(bsgs_line, std::string::npos);
+  EXPECT_LT(kernel_line, bsgs_line);
+  EXPECT_NE(md.find("; timed: kernel boundary; outside the timed region: ", kernel_line), std::string::npos);
+  EXPECT_NE(md.find("; timed: application boundary; outside the timed region: ", bsgs_line), std::string::npos);
   EXPECT_NE(md.find("| " + kG16 + " | #1 · S 1.0000"), std::string::npos);
   // The inputs table names each file's workload.
   EXPECT_NE(md.find("| diagonal.json | " + kDiagonalLabel + " | NVIDIA H200 |"), std::string::npos);

@@ -42,8 +42,12 @@ TEST_F(H200Report, HtmlHoldsTableChartsDecisionAndNoExternalReference) {
   const ReportModel model = build_model(files, false);
   const std::string html = render_html(build_report(model, {"fhelium report", "t", true}));
   EXPECT_NE(html.find("<h3>Side by side</h3>\n<table>"), std::string::npos);
-  EXPECT_NE(html.find("<th>kernel — rank · score [95% CI] — timed: forward_ntt: one forward transform of 39 rows"),
+  EXPECT_NE(html.find("<tr><th>backend</th><th>kernel — rank · score [95% CI]</th>"
+                      "<th>ckks-primitive — rank · score [95% CI]</th></tr>"),
             std::string::npos);
+  // The timed boundary sits under the table, after the scope's recommendation.
+  EXPECT_NE(html.find("<li>kernel: recommends radix2_compact_group16_smem8 (confidence "), std::string::npos);
+  EXPECT_NE(html.find("); timed: forward_ntt: one forward transform of 39 rows"), std::string::npos);
   EXPECT_NE(html.find("<td>radix2_compact_group16_smem8</td><td>#1 · S 1.0000 [1.0000, 1.0002]</td>"
                       "<td>#1 · S 1.0000 [1.0000, 1.0565]</td>"),
             std::string::npos);
