@@ -205,8 +205,7 @@ class CudaPlan final : public NttPlan {
   }
 
  private:
-  // The first `launch_count` passes of the direction's schedule (the
-  // indexed stages of radix2_indexed transform skipped rows too); the
+  // The first `launch_count` passes of the direction's schedule; the
   // first reads `first_source` when it is given (an out-of-place inverse,
   // whose first pass is the shared region) or lifts `first_lift`'s rows (a
   // forward whose first pass is a global pass).
@@ -225,7 +224,7 @@ class CudaPlan final : public NttPlan {
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
         const gpu::IndexedStageArgs<Word> args = gpu::make_indexed_stage_args(
             launch, data, forward ? tables.forward.data() : tables.inverse.data(), tables.constants.data(),
-            tables.stride, index_entries_.data(), rows, log_n());
+            tables.stride, index_entries_.data(), rows, log_n(), skip_starts);
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
         gpu::PassArgs<Word> args = pass_args(tables, i, data, rows, batch, forward, skip_starts);

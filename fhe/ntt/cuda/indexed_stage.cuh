@@ -17,6 +17,9 @@ namespace fhe::ntt::gpu {
 template <typename Word, bool Forward>
 FHE_HD void indexed_butterfly(const IndexedStageArgs<Word>& a, std::uint32_t row,
                               std::uint32_t butterfly) {
+  // A skipped row's words are not read: they may never have been written
+  // (the ModUp's digits' own rows; compute-sanitizer initcheck).
+  if (skipped_row(a, row)) return;
   const IndexEntry entry = a.entries[butterfly];
   const std::uint32_t half = (1u << a.log_n) >> (a.stage + 1);
   std::uint64_t* words = a.data + (static_cast<std::size_t>(row) << a.log_n);

@@ -287,6 +287,7 @@ struct IndexedStageArgs {
   std::uint32_t log_n;
   std::uint32_t stage;
   std::uint32_t table_stride;
+  const std::uint32_t* skip_starts = nullptr;  // as in PassArgs
 };
 
 // The plan row (prime) of data row `row` of a launch. Rows of the first (or
@@ -297,8 +298,8 @@ FHE_HD std::uint32_t plan_row_of(const Args& a, std::uint32_t row) {
 }
 
 // Whether data row `row` of a launch is one its pass may skip (skip_starts).
-template <typename Word>
-FHE_HD bool skipped_row(const PassArgs<Word>& a, std::uint32_t row) {
+template <typename Args>
+FHE_HD bool skipped_row(const Args& a, std::uint32_t row) {
   if (a.skip_starts == nullptr) return false;
   const std::uint32_t block = a.batch_rows.quotient(row);
   const std::uint32_t in_block = row - block * a.batch_rows.value;

@@ -110,7 +110,7 @@ template <typename Word>
 IndexedStageArgs<Word> make_indexed_stage_args(const PassLaunch& launch, std::uint64_t* data,
                                                const TwiddlePair<Word>* twiddles, const RowConstants<Word>* constants,
                                                std::uint32_t table_stride, const IndexEntry* index, RowRange rows,
-                                               int log_n) {
+                                               int log_n, const std::uint32_t* skip_starts = nullptr) {
   return {data,
           twiddles,
           constants,
@@ -119,7 +119,8 @@ IndexedStageArgs<Word> make_indexed_stage_args(const PassLaunch& launch, std::ui
           FastDivisor(static_cast<std::uint32_t>(rows.count)),
           static_cast<std::uint32_t>(log_n),
           static_cast<std::uint32_t>(launch.first_stage),
-          table_stride};
+          table_stride,
+          skip_starts};
 }
 
 struct LaunchShape {

@@ -56,7 +56,8 @@ class KernelEmulator {
           forward ? tables_.forward.data() : tables_.inverse.data();
       if (launch.kernel == ntt::gpu::KernelKind::indexed_stage) {
         const ntt::gpu::IndexedStageArgs<Word> args = ntt::gpu::make_indexed_stage_args(
-            launch, data.data(), twiddles, tables_.constants.data(), tables_.stride, index_.data(), rows, log_n_);
+            launch, data.data(), twiddles, tables_.constants.data(), tables_.stride, index_.data(), rows, log_n_,
+            skip_starts);
         for_each_thread(shape, [&](std::uint32_t row, std::uint32_t item) {
           if (item < n() / 2) {
             if (forward) {

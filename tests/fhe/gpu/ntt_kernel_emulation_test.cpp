@@ -81,7 +81,9 @@ TEST(NttKernelEmulation, EveryBackendMatchesOracle) {
 
 // A batched forward with rows to skip (the ModUp's digits' own rows): every
 // other row is the oracle's transform, and at logN 12 (a block's region
-// tiles inside one row) every pass leaves the skipped rows as they were.
+// tiles inside one row) every pass leaves the skipped rows as they were,
+// the radix2_indexed stages included (on the GPU those rows may hold words
+// never written, which no pass may read: compute-sanitizer initcheck).
 TEST(NttKernelEmulation, BatchedForwardSkipsTheGivenRows) {
   const int log_n = 12;
   const auto moduli = fhe::testing::ntt_moduli(log_n, 6, 60);
@@ -99,7 +101,7 @@ TEST(NttKernelEmulation, BatchedForwardSkipsTheGivenRows) {
   for (std::size_t b = 0; b < batch; ++b) oracle->forward(expected.data() + b * rows.count * n, rows);
   int checked = 0;
   for (const auto& backend : fhe::ntt::all_backends()) {
-    if (!fhe::ntt::compatibility(backend, log_n).compatible || backend.name == "radix2_indexed") continue;
+    if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
     for (int sm_count : {132, 1}) {
       fhe::testing::KernelEmulator<std::uint64_t> emulator(backend, log_n, moduli, sm_count);
       std::vector<std::uint64_t> actual = input;
@@ -115,7 +117,7 @@ TEST(NttKernelEmulation, BatchedForwardSkipsTheGivenRows) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 6 * 2);  // every backend but radix2_indexed at logN 12
+  EXPECT_EQ(checked, 7 * 2);  // every backend at logN 12
 }
 
 // The inverse run out of place (ntt::inverse_batch_out_of_place: its
