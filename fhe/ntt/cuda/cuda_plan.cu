@@ -220,7 +220,7 @@ class CudaPlan final : public NttPlan {
       const gpu::PassLaunch& launch = launches[i];
       cudaError_t status = cudaSuccess;
       const gpu::LaunchShape shape =
-          gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word));
+          gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true, skip_starts != nullptr);
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
         const gpu::IndexedStageArgs<Word> args = gpu::make_indexed_stage_args(
             launch, data, forward ? tables.forward.data() : tables.inverse.data(), tables.constants.data(),

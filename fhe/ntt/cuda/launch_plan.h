@@ -178,9 +178,12 @@ inline bool rows_ascending(std::size_t index, std::size_t data_bytes, std::size_
 // would leave SMs idle, so a single row still spreads over the chip; a
 // launch with few warps an SM (kSplitBelowWarpsPerSm) takes the split kernels,
 // unless `allow_split` is false (a caller's fused region keeps the 16-thread
-// tiles).
+// tiles). A launch that skips rows (`skips_rows`: PassArgs::skip_starts)
+// keeps each region block inside one row, so a block in a skipped row is
+// skipped whole (block_skipped) and none touches a skipped row's words.
 inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t rows,
-                                int sm_count, std::size_t word_bytes, bool allow_split = true) {
+                                int sm_count, std::size_t word_bytes, bool allow_split = true,
+                                bool skips_rows = false) {
   LaunchShape shape;
   if (launch.kernel == KernelKind::shared_region) {
     const std::size_t tiles = rows << (log_n - kTileBits);
@@ -190,6 +193,7 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
     shape.split = allow_split && below_split_warps(tiles * kThreadsPerTile, sm_count);
     const unsigned threads_per_tile = shape.split ? kSplitThreadsPerTile : kThreadsPerTile;
     if (shape.split) per_block = shrink_for_idle_sms(kMaxBlockThreads / kSplitThreadsPerTile, 1, tiles, 1, sm_count);
+    if (skips_rows) per_block = std::min(per_block, 1u << (log_n - kTileBits));
     shape.tiles_per_block = per_block;
     shape.block = per_block * threads_per_tile;
     shape.grid_x = static_cast<unsigned>((tiles + per_block - 1) / per_block);

@@ -60,7 +60,8 @@ FHE_HD std::uint32_t block_first_tile(const PassArgs<Word>& a, std::uint32_t blo
 }
 
 // Whether a block's tiles all lie in one skipped row (PassArgs::skip_starts):
-// then it has nothing to do. Blocks spanning rows (logN < 12) run.
+// then it has nothing to do. launch_shape keeps a skipping launch's blocks
+// inside one row; a block spanning rows would run whole.
 template <typename Word>
 FHE_HD bool block_skipped(const PassArgs<Word>& a, std::uint32_t block_index, std::uint32_t tiles_per_block) {
   const std::uint32_t tiles_per_row_log = a.log_n - kTileBits;

@@ -51,7 +51,8 @@ class KernelEmulator {
     for (std::size_t i = 0; i < launches.size() && i < launch_count; ++i) {
       const ntt::gpu::PassLaunch& launch = launches[i];
       const ntt::gpu::LaunchShape shape =
-          ntt::gpu::launch_shape(launch, log_n_, data_rows, sm_count_, sizeof(Word), allow_split_);
+          ntt::gpu::launch_shape(launch, log_n_, data_rows, sm_count_, sizeof(Word), allow_split_,
+                                 skip_starts != nullptr);
       const ntt::gpu::TwiddlePair<Word>* twiddles =
           forward ? tables_.forward.data() : tables_.inverse.data();
       if (launch.kernel == ntt::gpu::KernelKind::indexed_stage) {

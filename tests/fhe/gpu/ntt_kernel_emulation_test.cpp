@@ -80,44 +80,46 @@ TEST(NttKernelEmulation, EveryBackendMatchesOracle) {
 }
 
 // A batched forward with rows to skip (the ModUp's digits' own rows): every
-// other row is the oracle's transform, and at logN 12 (a block's region
-// tiles inside one row) every pass leaves the skipped rows as they were,
-// the radix2_indexed stages included (on the GPU those rows may hold words
-// never written, which no pass may read: compute-sanitizer initcheck).
+// other row is the oracle's transform, and every pass leaves the skipped
+// rows as they were (on the GPU those rows may hold words never written,
+// which no pass may read: compute-sanitizer initcheck). At logN 12 a
+// region block's tiles lie inside one row; at logN 9, on one SM, a block
+// of four tiles spans two rows and skips only its tiles in skipped rows.
 TEST(NttKernelEmulation, BatchedForwardSkipsTheGivenRows) {
-  const int log_n = 12;
-  const auto moduli = fhe::testing::ntt_moduli(log_n, 6, 60);
-  auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, fhe::WordType::int64);
-  const RowRange rows{1, 5};
-  const std::size_t batch = 3, n = oracle->n();
-  // Block b skips rows [starts[b], starts[b + 1]): 0-1, 2-3, 4 (the digits).
-  const std::vector<std::uint32_t> starts = {0, 2, 4, 5};
-  std::vector<std::uint64_t> input;
-  for (std::size_t b = 0; b < batch; ++b) {
-    const auto block = fhe::ntt::random_rows(*oracle, rows, 40 + b);
-    input.insert(input.end(), block.begin(), block.end());
-  }
-  std::vector<std::uint64_t> expected = input;
-  for (std::size_t b = 0; b < batch; ++b) oracle->forward(expected.data() + b * rows.count * n, rows);
   int checked = 0;
-  for (const auto& backend : fhe::ntt::all_backends()) {
-    if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
-    for (int sm_count : {132, 1}) {
-      fhe::testing::KernelEmulator<std::uint64_t> emulator(backend, log_n, moduli, sm_count);
-      std::vector<std::uint64_t> actual = input;
-      emulator.run(actual, rows, true, batch, SIZE_MAX, starts.data());
-      std::size_t wrong_kept = 0, wrong_skipped = 0;
-      for (std::size_t i = 0; i < actual.size(); ++i) {
-        const std::size_t block = i / (rows.count * n), row = i / n % rows.count;
-        const bool skipped = row >= starts[block] && row < starts[block + 1];
-        (skipped ? wrong_skipped : wrong_kept) += actual[i] != (skipped ? input[i] : expected[i]);
+  for (const int log_n : {9, 12}) {
+    const auto moduli = fhe::testing::ntt_moduli(log_n, 6, 60);
+    auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, fhe::WordType::int64);
+    const RowRange rows{1, 5};
+    const std::size_t batch = 3, n = oracle->n();
+    // Block b skips rows [starts[b], starts[b + 1]): 0-1, 2-3, 4 (the digits).
+    const std::vector<std::uint32_t> starts = {0, 2, 4, 5};
+    std::vector<std::uint64_t> input;
+    for (std::size_t b = 0; b < batch; ++b) {
+      const auto block = fhe::ntt::random_rows(*oracle, rows, 40 + b + log_n);
+      input.insert(input.end(), block.begin(), block.end());
+    }
+    std::vector<std::uint64_t> expected = input;
+    for (std::size_t b = 0; b < batch; ++b) oracle->forward(expected.data() + b * rows.count * n, rows);
+    for (const auto& backend : fhe::ntt::all_backends()) {
+      if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
+      for (int sm_count : {132, 1}) {
+        fhe::testing::KernelEmulator<std::uint64_t> emulator(backend, log_n, moduli, sm_count);
+        std::vector<std::uint64_t> actual = input;
+        emulator.run(actual, rows, true, batch, SIZE_MAX, starts.data());
+        std::size_t wrong_kept = 0, wrong_skipped = 0;
+        for (std::size_t i = 0; i < actual.size(); ++i) {
+          const std::size_t block = i / (rows.count * n), row = i / n % rows.count;
+          const bool skipped = row >= starts[block] && row < starts[block + 1];
+          (skipped ? wrong_skipped : wrong_kept) += actual[i] != (skipped ? input[i] : expected[i]);
+        }
+        EXPECT_EQ(wrong_kept, 0u) << backend.name << ", logN " << log_n << ", sm " << sm_count;
+        EXPECT_EQ(wrong_skipped, 0u) << backend.name << ", logN " << log_n << ", sm " << sm_count;
+        ++checked;
       }
-      EXPECT_EQ(wrong_kept, 0u) << backend.name << ", sm " << sm_count;
-      EXPECT_EQ(wrong_skipped, 0u) << backend.name << ", sm " << sm_count;
-      ++checked;
     }
   }
-  EXPECT_EQ(checked, 7 * 2);  // every backend at logN 12
+  EXPECT_EQ(checked, (5 + 7) * 2);  // the radix-2 backends and radix8 at logN 9, every backend at 12
 }
 
 // The inverse run out of place (ntt::inverse_batch_out_of_place: its
