@@ -341,6 +341,31 @@ TEST(NttLaunchShape, LaunchesWithFewWarpsAnSmAreSplit) {
   }
 }
 
+// A launch that skips rows keeps each region block inside one row: at logN
+// 9 (two tiles a row) on one SM a block holds 4 tiles, 2 when it skips
+// rows; at logN 10 the split region's 8-tile blocks become 4. At the
+// presets' sizes (logN 16: 256 tiles a row) the cap changes nothing.
+TEST(NttLaunchShape, SkippingLaunchesKeepRegionBlocksInsideARow) {
+  const auto& backend = fhe::ntt::backend_info("radix2_compact_group8_smem8");
+  const auto region_shape = [&](int log_n, std::size_t rows, int sm_count, bool skips) {
+    const auto launches = fhe::ntt::gpu::make_pass_launches(backend, fhe::ntt::make_schedule(backend, log_n), true);
+    EXPECT_EQ(launches.back().kernel, fhe::ntt::gpu::KernelKind::shared_region);
+    return fhe::ntt::gpu::launch_shape(launches.back(), log_n, rows, sm_count, 8, true, skips);
+  };
+  EXPECT_EQ(region_shape(9, 15, 1, false).tiles_per_block, 4u);
+  EXPECT_EQ(region_shape(9, 15, 1, true).tiles_per_block, 2u);
+  const auto split = region_shape(10, 3, 1, false), split_skipping = region_shape(10, 3, 1, true);
+  EXPECT_TRUE(split.split);
+  EXPECT_EQ(split.tiles_per_block, 8u);
+  EXPECT_EQ(split_skipping.tiles_per_block, 4u);
+  EXPECT_EQ(split_skipping.block, 4u * fhe::ntt::gpu::kSplitThreadsPerTile);
+  for (const std::size_t rows : {1u, 39u, 390u}) {
+    const auto plain = region_shape(16, rows, 132, false), skipping = region_shape(16, rows, 132, true);
+    EXPECT_EQ(skipping.tiles_per_block, plain.tiles_per_block) << rows;
+    EXPECT_EQ(skipping.grid_x, plain.grid_x) << rows;
+  }
+}
+
 // Launches over more words than half the L2 alternate their row order, the
 // first keeping last_first: at the H200's 50 MiB, a level-0 ModUp's 390
 // rows (195 MiB) and a ModDown's 70 (35 MiB) alternate, a 39-row transform
