@@ -1,0 +1,149 @@
+// CudaEvaluator's key-switching steps: the ModUp (extend: the input's
+// inverse, every digit's conversion, their batched forward) and the ModDown
+// (mod_down_parts and its finish), and the ModDowns of extended sums.
+#include <algorithm>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "evaluator/cuda/cuda_evaluator.h"
+#include "evaluator/cuda/eval_kernels.h"
+#include "evaluator/cuda/region_key_product.h"
+#include "evaluator/cuda/region_scale_down.h"
+#include "evaluator/cuda_workspace.h"
+#include "fhe/core/error.h"
+#include "fhe/ntt/cuda/cuda_plans.h"
+
+namespace fhe {
+
+std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t* input, int level,
+                                                             bool leave_region) const {
+  const cuda::LevelConstants& c = level_constants(level);
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
+  const std::size_t ext_rows = rows + p_rows_;
+  // The input's rows to coefficient form in the workspace; the input stays
+  // in NTT form (the digits' own rows are read from it).
+  const ntt::RowRange q_range{static_cast<std::size_t>(level), rows};
+  if (!ntt::inverse_batch_out_of_place(plan_, input, coefficients_.data(), q_range, 1, {stream()})) {
+    FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
+    plan_.inverse(coefficients_.data(), q_range, {stream()});
+  }
+  // Every digit's ModUp in one launch (grid.y = digit), to the rows
+  // other than its own.
+  std::uint64_t* ext = extended_.data();
+  cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
+                          static_cast<int>(ext_rows), c.max_digit_rows, log_n_, stream());
+  // All digits' extended polynomials in one batched transform (one launch
+  // per pass instead of one per digit and pass), skipping each digit's own
+  // rows: they are the input's, in NTT form already.
+  const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
+  const auto digits = static_cast<std::size_t>(c.digit_count);
+  if (leave_region && c.digit_count >= cuda::kMinFusedDigits && c.digit_count <= cuda::kMaxFusedDigits) {
+    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()}, c.own_row_starts);
+    if (region) return region;
+  }
+  ntt::forward_batch_skipping(plan_, ext, ext_range, digits, c.own_row_starts, {stream()});
+  cuda::launch_copy_own_rows(input, ext, c.own_row_starts, c.digit_count, rows, ext_rows, log_n_, stream());
+  return std::nullopt;
+}
+
+void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const {
+  static_assert(2 * kHoistedRotationsPerLaunch <= cuda::kMaxScaleDownItems);
+  const cuda::LevelConstants& c = level_constants(level);
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t rows = q_rows_ - first, count = parts.size();
+  std::uint64_t* conv = converted_.data();
+  // Every part's P rows to coefficient form in one batch, convert to the Q
+  // rows in one launch, back to NTT in one batch, finish in one launch.
+  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, count, {stream()});
+  cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, static_cast<int>(count),
+                          log_n_, stream());
+  cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
+  for (std::size_t i = 0; i < count; ++i) {
+    items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
+  }
+  finish_scale_down(c.mod_down, conv, {first, rows}, items, count);
+}
+
+void CudaEvaluator::finish_scale_down(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted,
+                                      ntt::RowRange kept, const cuda::ScaleDownItem* items,
+                                      std::size_t count) const {
+  // The forward transform's last pass fused with the finish where the plan
+  // ends in the shared-memory region (every backend but radix2_indexed).
+  if (const auto region = ntt::forward_batch_before_region(plan_, converted, kept, count, {stream()})) {
+    cuda::launch_region_scale_down(*region, scale_down, items, static_cast<int>(count), stream());
+    return;
+  }
+  plan_.forward_batch(converted, kept, count, {stream()});
+  cuda::launch_scale_down_finish(scale_down, items, static_cast<int>(count), kept.first, log_n_, moduli_.data(),
+                                 stream());
+}
+
+void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
+  check_extended(extended_sum, "mod_down");
+  check_output(out, "mod_down");
+  if (extended_sum.parts != 2) throw InvalidArgument("mod_down: a 2-part extended sum was expected");
+  out.parts = 2;
+  out.level = extended_sum.level;
+  out.scale = extended_sum.scale;
+  mod_down_copied(extended_sum, 0, 2, out);
+}
+
+void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
+  const char* op = "mod_down_rescale";
+  check_extended(extended_sum, op);
+  check_output(out, op);
+  if (extended_sum.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");
+  const Preset& preset = engine_.preset();
+  const int level = extended_sum.level;
+  check_rescalable(preset, level, op, "extended sum");
+  const cuda::LevelConstants& c = level_constants(level);
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t kept = q_rows_ - first - 1, sources = p_rows_ + 1;
+  const std::size_t part_pitch = extended_sum.part_words() * 8, row = n_ * 8;
+  // In accumulators_: both parts' P rows, both parts' row `level` (each set
+  // back to back, so one inverse call transforms it), then per part the
+  // conversion's sources in the schedule's order (P rows, row `level`).
+  if ((4 * p_rows_ + 4) * n_ > accumulators_.size()) throw std::logic_error("mod_down_rescale: workspace too small");
+  std::uint64_t* p_rows = accumulators_.data();
+  std::uint64_t* level_rows = p_rows + 2 * p_rows_ * n_;
+  std::uint64_t* source = level_rows + 2 * n_;
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * row, extended_sum.part(0) + (kept + 1) * n_, part_pitch,
+                                   p_rows_ * row, 2, cudaMemcpyDeviceToDevice, stream()));
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(level_rows, row, extended_sum.part(0), part_pitch, row, 2,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, 2, {stream()});
+  plan_.inverse_batch(level_rows, {first, 1}, 2, {stream()});
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(source, sources * row, p_rows, p_rows_ * row, p_rows_ * row, 2,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(source + p_rows_ * n_, sources * row, level_rows, row, row, 2,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  out.parts = 2;
+  out.level = level + 1;
+  out.scale = extended_sum.scale / static_cast<double>(preset.q_primes[first]);
+  std::uint64_t* conv = converted_.data();
+  cuda::launch_conversion(c.mod_down_rescale.conversion, source, sources * n_, conv, kept * n_, 2, log_n_, stream());
+  cuda::ScaleDownItem items[2];
+  for (std::size_t p = 0; p < 2; ++p) {
+    items[p] = {extended_sum.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr};
+  }
+  finish_scale_down(c.mod_down_rescale, conv, {first + 1, kept}, items, 2);
+}
+
+void CudaEvaluator::mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,
+                                    CudaCiphertext& out) const {
+  const int level = extended.level;
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
+  // The parts' P rows back to back, as mod_down_parts wants them.
+  std::uint64_t* p_rows = accumulators_.data();
+  const std::size_t part_pitch = extended.part_words() * 8;
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * n_ * 8, extended.part(first_part) + rows * n_, part_pitch,
+                                   p_rows_ * n_ * 8, count, cudaMemcpyDeviceToDevice, stream()));
+  ModDownPart parts[2];
+  for (std::size_t i = 0; i < count; ++i) {
+    parts[i] = {extended.part(first_part + i), out.part(first_part + i), nullptr};
+  }
+  mod_down_parts(level, std::span<const ModDownPart>(parts, count), p_rows);
+}
+
+}  // namespace fhe

@@ -1,0 +1,215 @@
+// CudaEvaluator's operations on ciphertexts: additions, plaintext and
+// ciphertext products, relinearization, rescale, level drop and decryption.
+#include <algorithm>
+#include <string>
+
+#include "evaluator/cuda/cuda_evaluator.h"
+#include "evaluator/cuda/eval_kernels.h"
+#include "evaluator/cuda/operand_checks.h"
+#include "evaluator/cuda/region_key_product.h"
+#include "evaluator/cuda/region_scale_down.h"
+#include "fhe/core/error.h"
+#include "fhe/ntt/cuda/cuda_plans.h"
+
+namespace fhe {
+
+void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 3, "add", engine_);
+  cuda::check_parts(b, 2, 3, "add", engine_);
+  cuda::check_binary(a, b, "add", engine_, true);
+  if (a.max_rows() == qp_rows_ || b.max_rows() == qp_rows_) {
+    // Two extended sums (accumulate_rotations) add like ciphertexts over their rows.
+    check_extended(a, "add");
+    check_extended(b, "add");
+    check_extended(out, "add", std::max(a.parts, b.parts));
+  } else {
+    check_output(out, "add");
+  }
+  const CudaCiphertext& longer = a.parts >= b.parts ? a : b;
+  const CudaCiphertext& shorter = a.parts >= b.parts ? b : a;
+  const std::size_t common = shorter.parts, total = longer.parts;
+  const int level = a.level;
+  const double scale = longer.scale;
+  if (&out != &longer && total > common) {
+    // The extra part of the longer operand is copied as is.
+    FHE_CUDA_CHECK(cudaMemcpyAsync(out.data() + common * longer.part_words(), longer.part(common),
+                                   (total - common) * longer.part_words() * 8, cudaMemcpyDeviceToDevice,
+                                   stream()));
+  }
+  out.parts = total;
+  out.level = level;
+  out.scale = scale;
+  cuda::launch_elementwise(cuda::Elementwise::add, longer.data(), shorter.data(), out.data(),
+                           {static_cast<std::size_t>(level), longer.rows(), common, log_n_}, common,
+                           moduli_.data(), stream());
+}
+
+void CudaEvaluator::sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 2, "sub", engine_);
+  cuda::check_parts(b, 2, 2, "sub", engine_);
+  cuda::check_binary(a, b, "sub", engine_, true);
+  check_output(out, "sub");
+  const int level = a.level;
+  const double scale = a.scale;
+  // a - b = a + (-b) word for word (sub_mod(x, y) == add_mod(x, neg_mod(y))).
+  cuda::launch_elementwise(cuda::Elementwise::sub, a.data(), b.data(), out.data(),
+                           {static_cast<std::size_t>(level), a.rows(), 2, log_n_}, 2, moduli_.data(), stream());
+  out.parts = 2;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::negate(const CudaCiphertext& a, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 3, "negate", engine_);
+  check_output(out, "negate");
+  const std::size_t parts = a.parts;
+  const int level = a.level;
+  const double scale = a.scale;
+  cuda::launch_elementwise(cuda::Elementwise::negate, a.data(), nullptr, out.data(),
+                           {static_cast<std::size_t>(level), a.rows(), parts, log_n_}, 0, moduli_.data(),
+                           stream());
+  out.parts = parts;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::multiply_plain(const CudaCiphertext& a, const CudaCiphertext& plain, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 3, "multiply_plain", engine_);
+  cuda::check_parts(plain, 1, 1, "multiply_plain", engine_);
+  cuda::check_binary(a, plain, "multiply_plain", engine_, false);
+  check_output(out, "multiply_plain");
+  const std::size_t parts = a.parts;
+  const int level = a.level;
+  const double scale = a.scale * plain.scale;
+  cuda::launch_elementwise(cuda::Elementwise::multiply, a.data(), plain.data(), out.data(),
+                           {static_cast<std::size_t>(level), a.rows(), parts, log_n_}, 1, moduli_.data(),
+                           stream());
+  out.parts = parts;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::multiply(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 2, "multiply", engine_);
+  cuda::check_parts(b, 2, 2, "multiply", engine_);
+  cuda::check_binary(a, b, "multiply", engine_, false);
+  check_output(out, "multiply");
+  const int level = a.level;
+  const double scale = a.scale * b.scale;
+  cuda::launch_tensor(a.data(), b.data(), out.data(), {static_cast<std::size_t>(level), a.rows(), 3, log_n_},
+                      moduli_.data(), stream());
+  out.parts = 3;
+  out.level = level;
+  out.scale = scale;
+}
+
+void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 3, "relinearize", engine_);
+  check_output(out, "relinearize");
+  if (a.parts == 2) return copy(a, out);
+  const int level = a.level;
+  const auto first = static_cast<std::size_t>(level);
+  const std::size_t rows = a.rows(), ext_rows = rows + p_rows_;
+  const std::uint64_t *c0 = a.part(0), *c1 = a.part(1);  // out may alias a
+  const auto region = extend(a.part(2), level, true);
+  // The key inner product (Q rows of IP_b, of IP_a, then the P rows of
+  // both), then its ModDown plus c0 and c1.
+  const cuda::LevelConstants& c = level_constants(level);
+  std::uint64_t* acc = accumulators_.data();
+  std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
+  const std::uint8_t* key = keys_->relinearization.bytes.data();
+  if (region) {
+    // No table: relinearization's term (c0 and c1 join at the ModDown).
+    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, extended_sum_args(a, 2),
+                                    {acc, acc_a, p_block, false}, stream());
+  } else {
+    cuda::launch_inner_product(extended_.data(), c.digit_count, key, keys_->switch_key_layout, c.first_digit, acc,
+                               acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
+  }
+  out.parts = 2;
+  out.level = level;
+  out.scale = a.scale;
+  const ModDownPart parts[2] = {{acc, out.part(0), c0}, {acc_a, out.part(1), c1}};
+  mod_down_parts(level, parts, p_block);
+}
+
+void CudaEvaluator::multiply_relinearize(const CudaCiphertext& a, const CudaCiphertext& b,
+                                         CudaCiphertext& out) const {
+  multiply(a, b, out);
+  relinearize(out, out);
+}
+
+void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 3, "rescale", engine_);
+  check_output(out, "rescale");
+  if (&a == &out) throw InvalidArgument("rescale: the output must not alias the input");
+  const Preset& preset = engine_.preset();
+  check_rescalable(preset, a.level, "rescale", "ciphertext");
+  const cuda::LevelConstants& c = level_constants(a.level);
+  const auto first = static_cast<std::size_t>(a.level);
+  const std::size_t kept = a.rows() - 1;
+  std::uint64_t* dropped = dropped_.data();
+  std::uint64_t* conv = converted_.data();
+  out.parts = a.parts;
+  out.level = a.level + 1;
+  out.scale = a.scale / static_cast<double>(preset.q_primes[first]);
+  cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
+  for (std::size_t p = 0; p < a.parts; ++p) items[p] = {a.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr};
+  // RnsScaleDown::apply step for step: each part's dropped row (id level,
+  // its first) to coefficient form, the centred conversion to the kept rows,
+  // back to NTT form, the finish.
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(dropped, n_ * 8, a.data(), a.part_words() * 8, n_ * 8, a.parts,
+                                   cudaMemcpyDeviceToDevice, stream()));
+  plan_.inverse_batch(dropped, {first, 1}, a.parts, {stream()});
+  // The conversion of one dropped prime is a centred lift, which the kept
+  // rows' first forward pass applies as it loads the dropped row: the kept
+  // rows are not written untransformed and read back.
+  ntt::gpu::CentredLift lift = c.rescale_lift;
+  lift.rows = dropped;
+  const ntt::RowRange kept_rows{first + 1, kept};
+  if (const auto region =
+          ntt::forward_batch_before_region(plan_, conv, kept_rows, a.parts, {stream()}, nullptr, &lift)) {
+    cuda::launch_region_scale_down(*region, c.rescale, items, static_cast<int>(a.parts), stream());
+    return;
+  }
+  cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
+                          stream());
+  finish_scale_down(c.rescale, conv, kept_rows, items, a.parts);
+}
+
+void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {
+  cuda::check_parts(a, 2, 3, "drop_level", engine_);
+  check_output(out, "drop_level");
+  engine_.preset().active_q_rows(target_level);  // validates
+  if (target_level < a.level) {
+    throw InvalidArgument("drop_level: target level " + std::to_string(target_level) +
+                          " is below the ciphertext's level " + std::to_string(a.level));
+  }
+  if (target_level == a.level) return copy(a, out);
+  if (&a == &out) throw InvalidArgument("drop_level: the output must not alias the input");
+  out.parts = a.parts;
+  out.level = target_level;
+  out.scale = a.scale;
+  cuda::launch_copy_rows(a.data(), a.rows(), static_cast<std::size_t>(target_level - a.level), out.data(),
+                         out.rows(), a.parts, log_n_, stream());
+}
+
+void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const {
+  cuda::check_parts(a, 2, 3, "decrypt", engine_);
+  check_output(plain, "decrypt");
+  if (&a == &plain) throw InvalidArgument("decrypt: the output must not alias the input");
+  plain.parts = 1;
+  plain.level = a.level;
+  plain.scale = a.scale;
+  cuda::launch_decrypt(a.data(), a.parts, keys_->secret.data(), plain.data(), static_cast<std::size_t>(a.level),
+                       a.rows(), log_n_, moduli_.data(), stream());
+}
+
+Plaintext CudaEvaluator::decrypt(const CudaCiphertext& a) const {
+  CudaCiphertext plain = make_ciphertext();
+  decrypt(a, plain);
+  Ciphertext host = download(plain);
+  return Plaintext{std::move(host.parts[0]), host.level, host.scale};
+}
+
+}  // namespace fhe

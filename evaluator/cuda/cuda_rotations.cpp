@@ -1,0 +1,287 @@
+// CudaEvaluator's rotations: Galois automorphisms with their key switches
+// (rotate, conjugate, rotate_many_by_steps: one ModUp, several steps a
+// launch), and sums of rotations brought down by one ModDown.
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "evaluator/cuda/cuda_evaluator.h"
+#include "evaluator/cuda/eval_kernels.h"
+#include "evaluator/cuda/operand_checks.h"
+#include "evaluator/cuda/region_key_product.h"
+#include "evaluator/cuda_workspace.h"
+#include "fhe/ckks/galois.h"
+#include "fhe/core/error.h"
+
+namespace fhe {
+
+namespace {
+
+// The kernel term list of keys[start, start + batch) (null: step 0) times
+// plains (empty, or null entries: times 1).
+void fill_terms(const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                const std::vector<const CudaBlockPlain*>& plains, std::size_t start, std::size_t batch,
+                cuda::RotationTerm* terms) {
+  for (std::size_t t = 0; t < batch; ++t) {
+    const cuda::DeviceSwitchKey* key = keys[start + t];
+    const CudaBlockPlain* plain = plains.empty() ? nullptr : plains[start + t];
+    terms[t] = {key ? key->bytes.data() : nullptr, key ? key->galois_table.data() : nullptr,
+                plain ? plain->words.data() : nullptr, plain ? plain->block_log : 0};
+  }
+}
+
+}  // namespace
+
+void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
+                                 std::span<CudaCiphertext> outs, const char* op) const {
+  cuda::check_parts(a, 2, 2, op, engine_);
+  if (outs.size() != elements.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
+                          std::to_string(elements.size()) + " steps");
+  }
+  for (const CudaCiphertext& out : outs) {
+    check_output(out, op);
+    if (&out == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
+  }
+  const PreparedRotations prepared = prepare_rotations(a, elements, true);
+  const std::vector<const cuda::DeviceSwitchKey*>& keys = prepared.keys;
+  std::vector<const cuda::DeviceSwitchKey*> switched_keys;
+  std::vector<CudaCiphertext*> switched_outs;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    if (!keys[i]) {
+      copy(a, outs[i]);
+      continue;
+    }
+    switched_keys.push_back(keys[i]);
+    switched_outs.push_back(&outs[i]);
+  }
+  // Up to kHoistedRotationsPerLaunch rotations per key-term launch, which
+  // reads the digits once for all of them: each rotation's
+  // (IP_b + P c0 permuted, IP_a) over QP into the rotations workspace, the
+  // P rows of all of them first (back to back), then their Q rows. Then one
+  // ModDown for all of them.
+  const std::size_t rows = a.rows(), p_words = 2 * p_rows_ * n_;
+  for (std::size_t start = 0; start < switched_keys.size(); start += kHoistedRotationsPerLaunch) {
+    const std::size_t batch = std::min(kHoistedRotationsPerLaunch, switched_keys.size() - start);
+    std::uint64_t *outs_b[kHoistedRotationsPerLaunch], *outs_a[kHoistedRotationsPerLaunch],
+        *outs_p[kHoistedRotationsPerLaunch];
+    ModDownPart parts[2 * kHoistedRotationsPerLaunch];
+    std::uint64_t* q_block = rotations_.data() + batch * p_words;
+    for (std::size_t t = 0; t < batch; ++t) {
+      outs_p[t] = rotations_.data() + t * p_words;
+      outs_b[t] = q_block + 2 * t * rows * n_;
+      outs_a[t] = outs_b[t] + rows * n_;
+      CudaCiphertext& out = *switched_outs[start + t];
+      out.parts = 2;
+      out.level = a.level;
+      out.scale = a.scale;
+      parts[2 * t] = {outs_b[t], out.part(0), nullptr};
+      parts[2 * t + 1] = {outs_a[t], out.part(1), nullptr};
+    }
+    if (prepared.region) {  // the one rotation, fused with the ModUp's last pass
+      cuda::RotationTerm term;
+      fill_terms(switched_keys, {}, start, 1, &term);
+      cuda::launch_region_key_product(*prepared.region, term, extended_sum_args(a),
+                                      {outs_b[0], outs_a[0], outs_p[0], false}, stream());
+    } else {
+      launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
+    }
+    mod_down_parts(a.level, std::span<const ModDownPart>(parts, 2 * batch), rotations_.data());
+  }
+}
+
+void CudaEvaluator::rotate(const CudaCiphertext& a, int step, CudaCiphertext& out) const {
+  apply_galois(a, {engine_.galois_element_for_step(step)}, std::span<CudaCiphertext>(&out, 1), "rotate");
+}
+
+void CudaEvaluator::conjugate(const CudaCiphertext& a, CudaCiphertext& out) const {
+  apply_galois(a, {conjugation_galois_element(log_n_)}, std::span<CudaCiphertext>(&out, 1), "conjugate");
+}
+
+void CudaEvaluator::rotate_many_by_steps(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         std::span<CudaCiphertext> outs) const {
+  apply_galois(a, engine_.galois_elements_for_steps(steps), outs, "rotate_many_by_steps");
+}
+
+// ---- sums of rotations with one ModDown ------------------------------------
+
+CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiphertext& a,
+                                                                 const std::vector<std::uint64_t>& elements,
+                                                                 bool fuse_single) const {
+  PreparedRotations prepared;
+  bool any_switch = false;
+  for (std::uint64_t element : elements) {
+    prepared.keys.push_back(element == 1 ? nullptr : &galois_key(element));
+    any_switch = any_switch || prepared.keys.back();
+  }
+  if (any_switch) prepared.region = extend(a.part(1), a.level, fuse_single && elements.size() == 1);
+  return prepared;
+}
+
+cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a, std::size_t decomposed_part) const {
+  const cuda::LevelConstants& c = level_constants(a.level);
+  cuda::ExtendedSumArgs args;
+  args.extended = extended_.data();
+  args.digits = c.digit_count;
+  args.first_digit = c.first_digit;
+  args.key_layout = keys_->switch_key_layout;
+  args.c0 = a.part(0);
+  args.c1 = a.part(1);
+  args.decomposed = a.part(decomposed_part);
+  args.p_mod_q = p_mod_q_.data();
+  args.p_mod_q_shoup = p_mod_q_shoup_.data();
+  args.first_row = static_cast<std::size_t>(a.level);
+  args.q_rows = a.rows();
+  args.rows = a.rows() + p_rows_;
+  args.log_n = log_n_;
+  args.moduli = moduli_.data();
+  return args;
+}
+
+void CudaEvaluator::add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,
+                              const std::vector<const CudaBlockPlain*>& plains, bool accumulate,
+                              CudaCiphertext& sum) const {
+  if (prepared.region) {  // one rotation (a BSGS giant step), fused with the ModUp's last pass
+    cuda::RotationTerm term;
+    fill_terms(prepared.keys, plains, 0, 1, &term);
+    cuda::launch_region_key_product(*prepared.region, term, args, {sum.part(0), sum.part(1), nullptr, accumulate},
+                                    stream());
+  } else {
+    launch_terms(args, prepared.keys, plains, accumulate, sum);
+  }
+}
+
+// Every term of `keys` x `plains` into `sum` (already shaped: 2 parts at
+// the input's level), in launches of kMaxRotationTerms.
+void CudaEvaluator::launch_terms(cuda::ExtendedSumArgs args, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                                 const std::vector<const CudaBlockPlain*>& plains, bool accumulate,
+                                 CudaCiphertext& sum) const {
+  args.sum_b = sum.part(0);
+  args.sum_a = sum.part(1);
+  args.accumulate = accumulate;
+  for (std::size_t start = 0; start < keys.size(); start += cuda::kMaxRotationTerms) {
+    const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, keys.size() - start);
+    cuda::RotationTerm terms[cuda::kMaxRotationTerms];
+    fill_terms(keys, plains, start, batch, terms);
+    cuda::launch_rotation_terms(terms, static_cast<int>(batch), args, stream());
+    args.accumulate = true;
+  }
+}
+
+void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         const std::vector<const CudaBlockPlain*>& extended_plains,
+                                         CudaCiphertext& sum) const {
+  const char* op = "accumulate_rotations";
+  cuda::check_parts(a, 2, 2, op, engine_);
+  check_extended(sum, op, 2);
+  if (steps.empty() || steps.size() != extended_plains.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps and " +
+                          std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
+  }
+  const int level = a.level;
+  auto plain_scale = [](const CudaBlockPlain* plain) { return plain ? plain->scale : 1.0; };
+  const double scale = a.scale * plain_scale(extended_plains.front());
+  for (const CudaBlockPlain* plain : extended_plains) {
+    if ((plain && (plain->level != level || plain->rows != a.rows() + p_rows_)) ||
+        std::fabs(a.scale * plain_scale(plain) - scale) > 1e-9 * scale) {
+      throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
+                            "scale at " + cuda::where(engine_, op, level));
+    }
+  }
+  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level || std::fabs(sum.scale - scale) > 1e-9 * scale)) {
+    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
+                          cuda::where(engine_, op, level) + ")");
+  }
+  const PreparedRotations prepared = prepare_rotations(a, engine_.galois_elements_for_steps(steps), true);
+  const bool accumulate = sum.parts != 0;
+  sum.parts = 2;
+  sum.level = level;
+  sum.scale = scale;
+  add_terms(prepared, extended_sum_args(a), extended_plains, accumulate, sum);
+}
+
+void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& scratch,
+                                                 CudaCiphertext& sum) const {
+  const char* op = "accumulate_extended_rotation";
+  if (&sum == &extended || &scratch == &extended || &scratch == &sum) {
+    // The term's kernel reads extended.c0 at permuted positions while it writes the sum.
+    throw InvalidArgument(std::string(op) + ": the sum, the rotated term and the scratch must be distinct buffers");
+  }
+  check_extended(extended, op, 2);
+  check_extended(sum, op, 2);
+  check_output(scratch, op);
+  const int level = extended.level;
+  if (extended.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");
+  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level ||
+                         std::fabs(sum.scale - extended.scale) > 1e-9 * extended.scale)) {
+    throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
+                          cuda::where(engine_, op, level) + ")");
+  }
+  const std::uint64_t element = engine_.galois_element_for_step(step);
+  if (element == 1) {
+    if (sum.parts == 0) {
+      copy(extended, sum);
+    } else {
+      add(sum, extended, sum);
+    }
+    return;
+  }
+  galois_key(element);  // a missing key fails before any work
+  scratch.parts = 2;
+  scratch.level = level;
+  scratch.scale = extended.scale;
+  mod_down_copied(extended, 1, 1, scratch);  // c1 only
+  const PreparedRotations prepared = prepare_rotations(scratch, {element}, true);
+  // The key switch of c1 with extended.c0 as the term's c0 on every row,
+  // times 1 instead of P.
+  cuda::ExtendedSumArgs args = extended_sum_args(scratch);
+  args.c0 = extended.part(0);
+  args.q_rows = args.rows;
+  args.p_mod_q = one_mod_qp_.data();
+  args.p_mod_q_shoup = one_mod_qp_shoup_.data();
+  const bool accumulate = sum.parts != 0;
+  sum.parts = 2;
+  sum.level = level;
+  sum.scale = extended.scale;
+  add_terms(prepared, args, {nullptr}, accumulate, sum);
+}
+
+void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         std::span<CudaCiphertext> outs) const {
+  const char* op = "rotate_many_extended";
+  cuda::check_parts(a, 2, 2, op, engine_);
+  if (outs.size() != steps.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
+                          std::to_string(steps.size()) + " steps");
+  }
+  for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
+  const std::vector<const cuda::DeviceSwitchKey*> keys =
+      prepare_rotations(a, engine_.galois_elements_for_steps(steps), false).keys;
+  for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
+    const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
+    std::uint64_t* outs_b[cuda::kMaxRotationTerms];
+    std::uint64_t* outs_a[cuda::kMaxRotationTerms];
+    for (std::size_t t = 0; t < batch; ++t) {
+      CudaCiphertext& out = outs[start + t];
+      out.parts = 2;
+      out.level = a.level;
+      out.scale = a.scale;
+      outs_b[t] = out.part(0);
+      outs_a[t] = out.part(1);
+    }
+    launch_rotations(a, keys, start, batch, outs_b, outs_a, nullptr);
+  }
+}
+
+void CudaEvaluator::launch_rotations(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,
+                                     std::size_t start, std::size_t batch, std::uint64_t* const* outs_b,
+                                     std::uint64_t* const* outs_a, std::uint64_t* const* outs_p) const {
+  cuda::RotationTerm terms[cuda::kMaxRotationTerms];
+  fill_terms(keys, {}, start, batch, terms);
+  cuda::launch_rotation_outputs(terms, static_cast<int>(batch), outs_b, outs_a, outs_p, extended_sum_args(a),
+                                stream());
+}
+
+}  // namespace fhe
