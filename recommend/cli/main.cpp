@@ -2,9 +2,35 @@
 // own files; errors become one line on stderr and a non-zero exit
 // (2 for input the user can fix, 1 for failures).
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "fhe/core/error.h"
 #include "recommend/cli/commands.h"
+
+namespace {
+
+// CLI11's "A subcommand is required" names neither the command nor its
+// choices: say which command needs one, the word it got instead (an unknown
+// or misspelt subcommand) and the subcommands it takes.
+std::string missing_subcommand_message(const CLI::App& root) {
+  const CLI::App* at = &root;
+  std::string path = "fhelium";
+  for (auto chosen = at->get_subcommands(); !chosen.empty(); chosen = at->get_subcommands()) {
+    at = chosen.front();
+    path += " " + at->get_name();
+  }
+  std::string known;
+  // Hidden subcommands (no group, as `ntt run-once`) stay unnamed, as in --help.
+  for (const CLI::App* sub : at->get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); })) {
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+  }
+  const std::vector<std::string> extra = root.remaining(true);
+  if (extra.empty()) return "'" + path + "' needs a subcommand (one of: " + known + ")";
+  return "unknown subcommand '" + extra.front() + "' of '" + path + "' (known: " + known + ")";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"FHElium: CKKS with seven NTT backends, and the evidence to choose one"};
@@ -24,6 +50,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const fhelium::cli::CommandExit& e) {
     return e.code;
+  } catch (const CLI::RequiredError& e) {
+    const bool subcommand = std::string(e.what()) == CLI::RequiredError::Subcommand(1).what();
+    std::cerr << "fhelium: error: " << (subcommand ? missing_subcommand_message(app) : e.what()) << '\n';
+    return 2;
   } catch (const CLI::ParseError& e) {
     std::cerr << "fhelium: error: " << e.what() << '\n';
     return 2;

@@ -150,7 +150,7 @@ void add_verify_command(CLI::App& ntt) {
 }  // namespace
 
 void add_ntt_commands(CLI::App& app) {
-  auto* ntt = app.add_subcommand("ntt", "NTT backends: list, verify, describe");
+  auto* ntt = app.add_subcommand("ntt", "NTT backends: backends (their list), verify, describe");
   ntt->require_subcommand(1);
   add_backends_command(*ntt);
   add_verify_command(*ntt);

@@ -77,7 +77,10 @@ TEST(Cli, BadInputIsOneLineAndExitCodeTwo) {
   expect_bad_input("ntt verify --level 99 --preset test-slots512-scale40-levels3-int64", "level 99");
   expect_bad_input("ntt backends --preset nope", "unknown preset");
   expect_bad_input("presets --bogus", "bogus");
-  expect_bad_input("", "subcommand");
+  expect_bad_input("", "'fhelium' needs a subcommand (one of: presets, info, ntt, benchmark, workload, report)");
+  expect_bad_input("ntt list", "unknown subcommand 'list' of 'fhelium ntt' (known: backends, verify, describe)");
+  expect_bad_input("benchmark", "'fhelium benchmark' needs a subcommand (one of: recommend, rescore, profile)");
+  expect_bad_input("workload matvex", "unknown subcommand 'matvex' of 'fhelium workload'");
 }
 
 TEST(Cli, InfoReportsTheBuild) {
