@@ -1,3 +1,4 @@
+// The CUDA evaluator's operand checks (operand_checks.h).
 #include "evaluator/cuda/operand_checks.h"
 
 #include <algorithm>
