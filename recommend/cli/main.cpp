@@ -50,12 +50,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const fhelium::cli::CommandExit& e) {
     return e.code;
-  } catch (const CLI::RequiredError& e) {
-    const bool subcommand = std::string(e.what()) == CLI::RequiredError::Subcommand(1).what();
-    std::cerr << "fhelium: error: " << (subcommand ? missing_subcommand_message(app) : e.what()) << '\n';
-    return 2;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "fhelium: error: " << e.what() << '\n';
+    const bool no_subcommand = std::string(e.what()) == CLI::RequiredError::Subcommand(1).what();
+    std::cerr << "fhelium: error: " << (no_subcommand ? missing_subcommand_message(app) : e.what()) << '\n';
     return 2;
   } catch (const fhe::InvalidArgument& e) {
     std::cerr << "fhelium: error: " << e.what() << '\n';
