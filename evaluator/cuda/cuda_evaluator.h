@@ -135,11 +135,16 @@ class CudaEvaluator {
   // sum += the rotation by `step` of the 2-part extended sum `extended` (a
   // lazy BSGS giant step on its inner sum), the twin of
   // Evaluator::accumulate_extended_rotation with the same words: only its
-  // c1 is brought down to Q (into part 1 of `scratch`, a ciphertext buffer
-  // of the level) and key-switched; its c0 is permuted over QP as it is.
-  // Step 0 adds `extended` itself. The three buffers must be distinct.
-  void accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& scratch,
-                                    CudaCiphertext& sum) const;
+  // c1 is brought down to Q (in the evaluator's workspace) and
+  // key-switched; its c0 is permuted over QP as it is. Step 0 adds
+  // `extended` itself. `sum` must not be `extended`.
+  void accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& sum) const;
+  // The same for several extended sums (a lazy BSGS pass's giant steps):
+  // sum += the rotation by steps[i] of *extendeds[i] for every i, the words
+  // of accumulate_extended_rotation for each in turn. Their c1 come down to
+  // Q together, in batched ModDowns, then each is key-switched.
+  void accumulate_extended_rotations(std::span<const CudaCiphertext* const> extendeds, const std::vector<int>& steps,
+                                     CudaCiphertext& sum) const;
   // The terms themselves, outs[i] for steps[i], decomposed once (BSGS keeps
   // its baby steps so): outs are make_extended buffers.
   void rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
@@ -217,6 +222,9 @@ class CudaEvaluator {
   // The kernels' view of `a`'s hoisted decomposition at its level, of part
   // `decomposed_part` (1 for rotations, 2 for relinearization).
   cuda::ExtendedSumArgs extended_sum_args(const CudaCiphertext& a, std::size_t decomposed_part = 1) const;
+  // The same for a level's parts given by pointer (Q rows each).
+  cuda::ExtendedSumArgs extended_sum_args(int level, const std::uint64_t* c0, const std::uint64_t* c1,
+                                          const std::uint64_t* decomposed) const;
   // One polynomial of a ModDown: its Q rows at the level, where the result
   // goes, and an optional addend (Q rows).
   struct ModDownPart {

@@ -121,20 +121,26 @@ CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiph
 }
 
 cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(const CudaCiphertext& a, std::size_t decomposed_part) const {
-  const cuda::LevelConstants& c = level_constants(a.level);
+  return extended_sum_args(a.level, a.part(0), a.part(1), a.part(decomposed_part));
+}
+
+cuda::ExtendedSumArgs CudaEvaluator::extended_sum_args(int level, const std::uint64_t* c0, const std::uint64_t* c1,
+                                                       const std::uint64_t* decomposed) const {
+  const cuda::LevelConstants& c = level_constants(level);
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   cuda::ExtendedSumArgs args;
   args.extended = extended_.data();
   args.digits = c.digit_count;
   args.first_digit = c.first_digit;
   args.key_layout = keys_->switch_key_layout;
-  args.c0 = a.part(0);
-  args.c1 = a.part(1);
-  args.decomposed = a.part(decomposed_part);
+  args.c0 = c0;
+  args.c1 = c1;
+  args.decomposed = decomposed;
   args.p_mod_q = p_mod_q_.data();
   args.p_mod_q_shoup = p_mod_q_shoup_.data();
-  args.first_row = static_cast<std::size_t>(a.level);
-  args.q_rows = a.rows();
-  args.rows = a.rows() + p_rows_;
+  args.first_row = static_cast<std::size_t>(level);
+  args.q_rows = rows;
+  args.rows = rows + p_rows_;
   args.log_n = log_n_;
   args.moduli = moduli_.data();
   return args;
@@ -202,50 +208,83 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
   add_terms(prepared, extended_sum_args(a), extended_plains, accumulate, sum);
 }
 
-void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& scratch,
-                                                 CudaCiphertext& sum) const {
-  const char* op = "accumulate_extended_rotation";
-  if (&sum == &extended || &scratch == &extended || &scratch == &sum) {
-    // The term's kernel reads extended.c0 at permuted positions while it writes the sum.
-    throw InvalidArgument(std::string(op) + ": the sum, the rotated term and the scratch must be distinct buffers");
+void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& sum) const {
+  const CudaCiphertext* const one[] = {&extended};
+  accumulate_extended_rotations(one, {step}, sum);
+}
+
+void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext* const> extendeds,
+                                                  const std::vector<int>& steps, CudaCiphertext& sum) const {
+  const char* op = "accumulate_extended_rotations";
+  if (extendeds.empty() || extendeds.size() != steps.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(extendeds.size()) + " extended sums for " +
+                          std::to_string(steps.size()) + " steps (one each, at least one)");
   }
-  check_extended(extended, op, 2);
   check_extended(sum, op, 2);
-  check_output(scratch, op);
-  const int level = extended.level;
-  if (extended.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");
-  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level ||
-                         std::fabs(sum.scale - extended.scale) > 1e-9 * extended.scale)) {
+  const int level = extendeds.front() ? extendeds.front()->level : 0;
+  const double scale = extendeds.front() ? extendeds.front()->scale : 0;
+  for (const CudaCiphertext* extended : extendeds) {
+    if (!extended || extended == &sum) {
+      // The term's kernel reads extended.c0 at permuted positions while it writes the sum.
+      throw InvalidArgument(std::string(op) + ": an extended sum is null or the sum itself");
+    }
+    check_extended(*extended, op, 2);
+    if (extended->parts != 2 || extended->level != level || std::fabs(extended->scale - scale) > 1e-9 * scale) {
+      throw InvalidArgument(std::string(op) + ": 2-part extended sums of one level and scale were expected");
+    }
+  }
+  if (sum.parts != 0 && (sum.parts != 2 || sum.level != level || std::fabs(sum.scale - scale) > 1e-9 * scale)) {
     throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
                           cuda::where(engine_, op, level) + ")");
   }
-  const std::uint64_t element = engine_.galois_element_for_step(step);
-  if (element == 1) {
-    if (sum.parts == 0) {
-      copy(extended, sum);
-    } else {
-      add(sum, extended, sum);
-    }
-    return;
+  const std::vector<std::uint64_t> elements = engine_.galois_elements_for_steps(steps);
+  std::vector<std::size_t> rotated;  // the terms with a key switch
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    if (elements[i] == 1) continue;
+    galois_key(elements[i]);  // a missing key fails before any work
+    rotated.push_back(i);
   }
-  galois_key(element);  // a missing key fails before any work
-  scratch.parts = 2;
-  scratch.level = level;
-  scratch.scale = extended.scale;
-  mod_down_copied(extended, 1, 1, scratch);  // c1 only
-  const PreparedRotations prepared = prepare_rotations(scratch, {element}, true);
-  // The key switch of c1 with extended.c0 as the term's c0 on every row,
+  for (std::size_t i = 0; i < elements.size(); ++i) {  // step 0 adds the extended sum itself
+    if (elements[i] != 1) continue;
+    if (sum.parts == 0) {
+      copy(*extendeds[i], sum);
+    } else {
+      add(sum, *extendeds[i], sum);
+    }
+  }
+  // Batches of c1: their P rows back to back, one ModDown into the
+  // rotations workspace (free during these key switches), then one key
+  // switch each, with its extended sum's c0 as the term's c0 on every row,
   // times 1 instead of P.
-  cuda::ExtendedSumArgs args = extended_sum_args(scratch);
-  args.c0 = extended.part(0);
-  args.q_rows = args.rows;
-  args.p_mod_q = one_mod_qp_.data();
-  args.p_mod_q_shoup = one_mod_qp_shoup_.data();
-  const bool accumulate = sum.parts != 0;
-  sum.parts = 2;
-  sum.level = level;
-  sum.scale = extended.scale;
-  add_terms(prepared, args, {nullptr}, accumulate, sum);
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level), p_words = p_rows_ * n_;
+  const std::size_t most = std::min<std::size_t>(cuda::kMaxScaleDownItems, accumulators_.size() / p_words);
+  for (std::size_t start = 0; start < rotated.size(); start += most) {
+    const std::size_t batch = std::min(most, rotated.size() - start);
+    ModDownPart parts[cuda::kMaxScaleDownItems];
+    for (std::size_t t = 0; t < batch; ++t) {
+      const CudaCiphertext& extended = *extendeds[rotated[start + t]];
+      FHE_CUDA_CHECK(cudaMemcpyAsync(accumulators_.data() + t * p_words, extended.part(1) + rows * n_, p_words * 8,
+                                     cudaMemcpyDeviceToDevice, stream()));
+      parts[t] = {extended.part(1), rotations_.data() + t * rows * n_, nullptr};
+    }
+    mod_down_parts(level, std::span<const ModDownPart>(parts, batch), accumulators_.data());
+    for (std::size_t t = 0; t < batch; ++t) {
+      const std::size_t i = rotated[start + t];
+      const std::uint64_t* c1 = parts[t].out;
+      PreparedRotations prepared;
+      prepared.keys.push_back(&galois_key(elements[i]));
+      prepared.region = extend(c1, level, true);
+      cuda::ExtendedSumArgs args = extended_sum_args(level, extendeds[i]->part(0), c1, c1);
+      args.q_rows = args.rows;
+      args.p_mod_q = one_mod_qp_.data();
+      args.p_mod_q_shoup = one_mod_qp_shoup_.data();
+      const bool accumulate = sum.parts != 0;
+      sum.parts = 2;
+      sum.level = level;
+      sum.scale = scale;
+      add_terms(prepared, args, {nullptr}, accumulate, sum);
+    }
+  }
 }
 
 void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,

@@ -391,10 +391,15 @@ void CudaMatvec::enqueue_bsgs_lazy() {
       std::span<CudaCiphertext> inner_sums(worker.extended.data() + (has_step0 ? 0 : 1),
                                            static_cast<std::size_t>(count));
       ev.multiply_plain_sums(baby, diagonals, inner_sums);
+      // The pass's giant-step rotations together: their c1 come down to Q
+      // in one batched ModDown.
+      std::vector<const CudaCiphertext*> rotated;
+      std::vector<int> steps;
       for (int k = has_step0 ? 1 : 0; k < count; ++k) {
-        ev.accumulate_extended_rotation(inner_sums[static_cast<std::size_t>(k)], (first + k) * g, worker.inner,
-                                        worker.extended_sum());
+        rotated.push_back(&inner_sums[static_cast<std::size_t>(k)]);
+        steps.push_back((first + k) * g);
       }
+      if (!rotated.empty()) ev.accumulate_extended_rotations(rotated, steps, worker.extended_sum());
     }
     worker.has_sum = worker.extended_sum().parts != 0;
   }

@@ -170,8 +170,13 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     Ciphertext host_giant;
     for (int step : {2, 0, -3}) cpu.accumulate_extended_rotation(host_products, step, host_giant);
     CudaCiphertext device_giant = gpu.make_extended();
-    for (int step : {2, 0, -3}) gpu.accumulate_extended_rotation(device_products, step, out, device_giant);
+    for (int step : {2, 0, -3}) gpu.accumulate_extended_rotation(device_products, step, device_giant);
     EXPECT_TRUE(testing::same_words(gpu.download(device_giant), host_giant)) << "extended rotations";
+    // The same three at once: the two c1 come down in one batched ModDown.
+    const std::vector<const CudaCiphertext*> three(3, &device_products);
+    CudaCiphertext device_giants = gpu.make_extended();
+    gpu.accumulate_extended_rotations(three, {2, 0, -3}, device_giants);
+    EXPECT_TRUE(testing::same_words(gpu.download(device_giants), host_giant)) << "extended rotations at once";
     EXPECT_TRUE(testing::same_words(gpu.download(device_products), host_products)) << "the rotated term is kept";
     Ciphertext host_plain_ones;
     cpu.accumulate_rotations(cx, {4, 0}, {nullptr, nullptr}, host_plain_ones);
@@ -223,7 +228,7 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     Ciphertext host_giant3;
     cpu.accumulate_extended_rotation(host3, -3, host_giant3);
     CudaCiphertext giant3 = gpu.make_extended();
-    gpu.accumulate_extended_rotation(sum3, -3, out, giant3);
+    gpu.accumulate_extended_rotation(sum3, -3, giant3);
     EXPECT_TRUE(testing::same_words(gpu.download(giant3), host_giant3)) << "level 3 extended rotation";
     Ciphertext host_single3;
     cpu.accumulate_rotations(cx3, {2}, {nullptr}, host_single3);
@@ -289,8 +294,8 @@ TEST_P(CudaKeySwitchWords, SameWordsAsCpu) {
   cpu.accumulate_extended_rotation(host_sum, 4, host_giant);
   cpu.accumulate_extended_rotation(host_sum, 1, host_giant);
   CudaCiphertext device_giant = gpu.make_extended();
-  gpu.accumulate_extended_rotation(device_sum, 4, out, device_giant);
-  gpu.accumulate_extended_rotation(device_sum, 1, out, device_giant);
+  gpu.accumulate_extended_rotation(device_sum, 4, device_giant);
+  gpu.accumulate_extended_rotation(device_sum, 1, device_giant);
   EXPECT_TRUE(testing::same_words(gpu.download(device_giant), host_giant)) << "extended rotations";
   // The P rows and one Q row divided out at once (1 to 4 P rows, 32-bit words).
   gpu.mod_down_rescale(device_giant, out);
@@ -354,10 +359,15 @@ TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   EXPECT_THROW(gpu.upload_blocks(engine.encode(half)), InvalidArgument);  // Q rows only
   const CudaBlockPlain level2 = gpu.upload_blocks(engine.encode_extended(half, 2));
   EXPECT_THROW(gpu.accumulate_rotations(a, {1}, {&level2}, sum), InvalidArgument);
-  EXPECT_THROW(gpu.accumulate_extended_rotation(a, 1, scratch, rotated), InvalidArgument);    // Q rows only
-  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 5, scratch, rotated), InvalidArgument);  // no key
-  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, foreign, rotated), InvalidArgument);
-  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, scratch, sum), InvalidArgument);  // aliasing
+  EXPECT_THROW(gpu.accumulate_extended_rotation(a, 1, rotated), InvalidArgument);    // Q rows only
+  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 5, rotated), InvalidArgument);  // no key
+  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, foreign), InvalidArgument);  // not extended
+  EXPECT_THROW(gpu.accumulate_extended_rotation(sum, 1, sum), InvalidArgument);      // aliasing
+  const std::vector<const CudaCiphertext*> summed{&sum}, with_sum{&sum, &rotated}, of_q_rows{&a};
+  EXPECT_THROW(gpu.accumulate_extended_rotations(summed, {1, 2}, rotated), InvalidArgument);  // 1 sum, 2 steps
+  EXPECT_THROW(gpu.accumulate_extended_rotations(summed, {5}, rotated), InvalidArgument);     // no key
+  EXPECT_THROW(gpu.accumulate_extended_rotations(of_q_rows, {1}, rotated), InvalidArgument);  // Q rows only
+  EXPECT_THROW(gpu.accumulate_extended_rotations(with_sum, {1, 0}, rotated), InvalidArgument);  // aliasing
   EXPECT_EQ(rotated.parts, 0u);  // nothing half-done
   EXPECT_THROW(gpu.mod_down_rescale(a, scratch), InvalidArgument);    // Q rows only
   EXPECT_THROW(gpu.mod_down_rescale(sum, foreign), InvalidArgument);
