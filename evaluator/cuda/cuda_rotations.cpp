@@ -221,14 +221,16 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
                           std::to_string(steps.size()) + " steps (one each, at least one)");
   }
   check_extended(sum, op, 2);
-  const int level = extendeds.front() ? extendeds.front()->level : 0;
-  const double scale = extendeds.front() ? extendeds.front()->scale : 0;
   for (const CudaCiphertext* extended : extendeds) {
     if (!extended || extended == &sum) {
       // The term's kernel reads extended.c0 at permuted positions while it writes the sum.
       throw InvalidArgument(std::string(op) + ": an extended sum is null or the sum itself");
     }
     check_extended(*extended, op, 2);
+  }
+  const int level = extendeds.front()->level;
+  const double scale = extendeds.front()->scale;
+  for (const CudaCiphertext* extended : extendeds) {
     if (extended->parts != 2 || extended->level != level || std::fabs(extended->scale - scale) > 1e-9 * scale) {
       throw InvalidArgument(std::string(op) + ": 2-part extended sums of one level and scale were expected");
     }
