@@ -58,6 +58,9 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
       qp_rows_(q_rows_ + p_rows_),
       log_n_(engine.preset().log_n),
       stream_((require_device(engine.device()), cuda::DeviceGuard(device_), cuda::Stream())),
+      side_stream_((cuda::DeviceGuard(device_), cuda::Stream())),
+      fork_((cuda::DeviceGuard(device_), cuda::OrderEvent())),
+      join_((cuda::DeviceGuard(device_), cuda::OrderEvent())),
       schedules_(engine.preset()) {
   cuda::DeviceGuard guard(device_);
   const Preset& preset = engine.preset();

@@ -12,9 +12,11 @@
 //
 // Graph-ready: operations take caller-provided outputs (make_ciphertext:
 // capacity for 3 parts at level 0), never allocate, never synchronise and
-// branch only on metadata (levels, part counts, which key), so any sequence
-// can be captured with cudaStreamBeginCapture(gpu.stream(), ...) and
-// replayed. Workspaces are sized for level 0 at construction, after a
+// branch only on metadata (levels, part counts, which key) and on whether
+// gpu.stream() is being captured (a single fused key switch then forks its
+// ModDown onto a second stream of the evaluator and joins it back), so any
+// sequence can be captured with cudaStreamBeginCapture(gpu.stream(), ...)
+// and replayed. Workspaces are sized for level 0 at construction, after a
 // device-memory estimate (DeviceError with needed vs free bytes).
 //
 // Every transform uses the engine's device_plan() (one plan over all QP
@@ -45,7 +47,9 @@ namespace fhe {
 
 namespace cuda {
 struct ExtendedSumArgs;  // evaluator/cuda/eval_kernels.h
+struct RotationTerm;     // evaluator/cuda/eval_kernels.h
 struct ScaleDownItem;    // evaluator/cuda/eval_kernels.h
+struct TermOutput;       // evaluator/cuda/region_key_product.h
 }
 
 struct CudaEvaluatorOptions {
@@ -235,15 +239,37 @@ class CudaEvaluator {
   // ModDown of up to 2 x kHoistedRotationsPerLaunch parts whose P rows lie
   // back to back in `p_rows` (part i's at i x P rows; transformed in place).
   void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
+  // mod_down_parts in two halves. begin_mod_down enqueues on `s` what needs
+  // only the P rows: their inverse, the conversion to the Q rows and the
+  // forward transform of the converted rows but for the last pass, whose
+  // region it returns (nullopt: transformed fully). end_mod_down runs the
+  // finish of each part on stream().
+  std::optional<ntt::gpu::ForwardRegion> begin_mod_down(int level, std::size_t count, std::uint64_t* p_rows,
+                                                        cudaStream_t s) const;
+  void end_mod_down(const std::optional<ntt::gpu::ForwardRegion>& region, int level,
+                    std::span<const ModDownPart> parts) const;
+  // One key switch whose ModUp left its last pass to the fused key product
+  // (`region`), with out.p_block set, then the ModDown of `parts` (the
+  // term's two parts). While stream() is being captured, the P rows'
+  // product and begin_mod_down run on the side stream beside the Q rows'
+  // product, joined back before the finish; eagerly, all on stream().
+  void fused_key_switch(const ntt::gpu::ForwardRegion& region, const cuda::RotationTerm& term,
+                        const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out, int level,
+                        std::span<const ModDownPart> parts) const;
   // Parts [first_part, first_part + count) (count <= 2) of an extended ciphertext down to
   // Q, into the same parts of `out`; `extended` stays intact (its P rows are
   // copied out before mod_down_parts transforms them).
   void mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,
                        CudaCiphertext& out) const;
-  // RnsScaleDown's last steps (ModDown and rescale): `converted` (count
-  // blocks of the kept rows, coefficient form) to NTT form and the finish
-  // of each item, fused where the plan ends in the shared-memory region.
-  void finish_scale_down(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted, ntt::RowRange kept,
+  // RnsScaleDown's last steps (ModDown and rescale) in two halves:
+  // forward_for_finish takes `converted` (count blocks of the kept rows,
+  // coefficient form) to NTT form on `s`, but for the last pass where the
+  // plan ends in the shared-memory region (returned); finish_scale_down
+  // then runs the finish of each item on stream(), fused with that pass.
+  std::optional<ntt::gpu::ForwardRegion> forward_for_finish(std::uint64_t* converted, ntt::RowRange kept,
+                                                            std::size_t count, cudaStream_t s) const;
+  void finish_scale_down(const std::optional<ntt::gpu::ForwardRegion>& region,
+                         const cuda::DeviceScaleDown& scale_down, ntt::RowRange kept,
                          const cuda::ScaleDownItem* items, std::size_t count) const;
   // ModUp of `input` (Q rows at `level`, NTT form) into extended_: every
   // digit over the level's QP rows. A digit's own rows are the input's
@@ -270,6 +296,10 @@ class CudaEvaluator {
   std::size_t n_ = 0, q_rows_ = 0, p_rows_ = 0, qp_rows_ = 0;
   int log_n_ = 0;
   cuda::Stream stream_;
+  // fused_key_switch's second stream in a capture, forked from and joined
+  // back into stream_ within the operation.
+  cuda::Stream side_stream_;
+  cuda::OrderEvent fork_, join_;
   KeySwitchScheduleCache schedules_;
   cuda::DeviceBuffer<Modulus<std::uint64_t>> moduli_;
   std::shared_ptr<const cuda::DeviceKeys> keys_;

@@ -1,6 +1,7 @@
 // CudaEvaluator's key-switching steps: the ModUp (extend: the input's
-// inverse, every digit's conversion, their batched forward) and the ModDown
-// (mod_down_parts and its finish), and the ModDowns of extended sums.
+// inverse, every digit's conversion, their batched forward), the ModDown
+// (mod_down_parts: begin_mod_down and its finish), a fused key switch whose
+// ModDown starts beside its key product, and the ModDowns of extended sums.
 #include <algorithm>
 #include <span>
 #include <stdexcept>
@@ -48,33 +49,77 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
 }
 
 void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const {
-  static_assert(2 * kHoistedRotationsPerLaunch <= cuda::kMaxScaleDownItems);
+  end_mod_down(begin_mod_down(level, parts.size(), p_rows, stream()), level, parts);
+}
+
+std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::begin_mod_down(int level, std::size_t count,
+                                                                     std::uint64_t* p_rows, cudaStream_t s) const {
   const cuda::LevelConstants& c = level_constants(level);
-  const auto first = static_cast<std::size_t>(level);
-  const std::size_t rows = q_rows_ - first, count = parts.size();
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   std::uint64_t* conv = converted_.data();
   // Every part's P rows to coefficient form in one batch, convert to the Q
-  // rows in one launch, back to NTT in one batch, finish in one launch.
-  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, count, {stream()});
+  // rows in one launch, back to NTT form in one batch.
+  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, count, {s});
   cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, static_cast<int>(count),
-                          log_n_, stream());
+                          log_n_, s);
+  return forward_for_finish(conv, {static_cast<std::size_t>(level), rows}, count, s);
+}
+
+void CudaEvaluator::end_mod_down(const std::optional<ntt::gpu::ForwardRegion>& region, int level,
+                                 std::span<const ModDownPart> parts) const {
+  static_assert(2 * kHoistedRotationsPerLaunch <= cuda::kMaxScaleDownItems);
+  const cuda::LevelConstants& c = level_constants(level);
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level), count = parts.size();
+  std::uint64_t* conv = converted_.data();
   cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
   for (std::size_t i = 0; i < count; ++i) {
     items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
   }
-  finish_scale_down(c.mod_down, conv, {first, rows}, items, count);
+  finish_scale_down(region, c.mod_down, {static_cast<std::size_t>(level), rows}, items, count);
 }
 
-void CudaEvaluator::finish_scale_down(const cuda::DeviceScaleDown& scale_down, std::uint64_t* converted,
-                                      ntt::RowRange kept, const cuda::ScaleDownItem* items,
-                                      std::size_t count) const {
-  // The forward transform's last pass fused with the finish where the plan
+void CudaEvaluator::fused_key_switch(const ntt::gpu::ForwardRegion& region, const cuda::RotationTerm& term,
+                                     const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out, int level,
+                                     std::span<const ModDownPart> parts) const {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  FHE_CUDA_CHECK(cudaStreamIsCapturing(stream(), &capture));
+  if (capture != cudaStreamCaptureStatusActive) {
+    // Eager: one stream, where each launch starts early behind the one
+    // before it (programmatic launches); an event between two launches
+    // stops that, and the fork below cost 0.2-1.6 % eagerly on the H200.
+    cuda::launch_region_key_product(region, term, args, out, stream());
+    return mod_down_parts(level, parts, out.p_block);
+  }
+  // Captured: the graph's edges keep the early starts, and the ModDown's
+  // first half, forked after the P rows' product, fills the SMs the Q rows'
+  // product leaves in its last wave (a level-0 key switch replayed -0.7 to
+  // -1.0 %, level 17 -2.8 to -3.2 %; docs/performance.md, session 42).
+  const cudaStream_t side = side_stream_.get();
+  fork_.order(stream(), side);
+  cuda::launch_region_key_product(region, term, args, out, side, ntt::RowRange{args.q_rows, p_rows_});
+  const auto finish_region = begin_mod_down(level, parts.size(), out.p_block, side);
+  cuda::launch_region_key_product(region, term, args, out, stream(), ntt::RowRange{0, args.q_rows});
+  join_.order(side, stream());
+  end_mod_down(finish_region, level, parts);
+}
+
+std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::forward_for_finish(std::uint64_t* converted,
+                                                                         ntt::RowRange kept, std::size_t count,
+                                                                         cudaStream_t s) const {
+  // The forward transform's last pass is left to the finish where the plan
   // ends in the shared-memory region (every backend but radix2_indexed).
-  if (const auto region = ntt::forward_batch_before_region(plan_, converted, kept, count, {stream()})) {
+  if (auto region = ntt::forward_batch_before_region(plan_, converted, kept, count, {s})) return region;
+  plan_.forward_batch(converted, kept, count, {s});
+  return std::nullopt;
+}
+
+void CudaEvaluator::finish_scale_down(const std::optional<ntt::gpu::ForwardRegion>& region,
+                                      const cuda::DeviceScaleDown& scale_down, ntt::RowRange kept,
+                                      const cuda::ScaleDownItem* items, std::size_t count) const {
+  if (region) {
     cuda::launch_region_scale_down(*region, scale_down, items, static_cast<int>(count), stream());
     return;
   }
-  plan_.forward_batch(converted, kept, count, {stream()});
   cuda::launch_scale_down_finish(scale_down, items, static_cast<int>(count), kept.first, log_n_, moduli_.data(),
                                  stream());
 }
@@ -127,7 +172,8 @@ void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCip
   for (std::size_t p = 0; p < 2; ++p) {
     items[p] = {extended_sum.part(p) + n_, conv + p * kept * n_, out.part(p), nullptr};
   }
-  finish_scale_down(c.mod_down_rescale, conv, {first + 1, kept}, items, 2);
+  const ntt::RowRange kept_rows{first + 1, kept};
+  finish_scale_down(forward_for_finish(conv, kept_rows, 2, stream()), c.mod_down_rescale, kept_rows, items, 2);
 }
 
 void CudaEvaluator::mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,

@@ -118,18 +118,17 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   std::uint64_t* acc = accumulators_.data();
   std::uint64_t *acc_a = acc + rows * n_, *p_block = acc + 2 * rows * n_;
   const std::uint8_t* key = keys_->relinearization.bytes.data();
-  if (region) {
-    // No table: relinearization's term (c0 and c1 join at the ModDown).
-    cuda::launch_region_key_product(*region, {key, nullptr, nullptr}, extended_sum_args(a, 2),
-                                    {acc, acc_a, p_block, false}, stream());
-  } else {
-    cuda::launch_inner_product(extended_.data(), c.digit_count, key, keys_->switch_key_layout, c.first_digit, acc,
-                               acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
-  }
   out.parts = 2;
   out.level = level;
   out.scale = a.scale;
   const ModDownPart parts[2] = {{acc, out.part(0), c0}, {acc_a, out.part(1), c1}};
+  if (region) {
+    // No table: relinearization's term (c0 and c1 join at the ModDown).
+    return fused_key_switch(*region, {key, nullptr, nullptr}, extended_sum_args(a, 2), {acc, acc_a, p_block, false},
+                            level, parts);
+  }
+  cuda::launch_inner_product(extended_.data(), c.digit_count, key, keys_->switch_key_layout, c.first_digit, acc,
+                             acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());
   mod_down_parts(level, parts, p_block);
 }
 
@@ -174,7 +173,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
   }
   cuda::launch_conversion(c.rescale.conversion, dropped, n_, conv, kept * n_, static_cast<int>(a.parts), log_n_,
                           stream());
-  finish_scale_down(c.rescale, conv, kept_rows, items, a.parts);
+  finish_scale_down(forward_for_finish(conv, kept_rows, a.parts, stream()), c.rescale, kept_rows, items, a.parts);
 }
 
 void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {

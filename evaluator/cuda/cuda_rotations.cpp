@@ -80,15 +80,16 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
       parts[2 * t] = {outs_b[t], out.part(0), nullptr};
       parts[2 * t + 1] = {outs_a[t], out.part(1), nullptr};
     }
+    const std::span<const ModDownPart> to_bring_down(parts, 2 * batch);
     if (prepared.region) {  // the one rotation, fused with the ModUp's last pass
       cuda::RotationTerm term;
       fill_terms(switched_keys, {}, start, 1, &term);
-      cuda::launch_region_key_product(*prepared.region, term, extended_sum_args(a),
-                                      {outs_b[0], outs_a[0], outs_p[0], false}, stream());
-    } else {
-      launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
+      fused_key_switch(*prepared.region, term, extended_sum_args(a), {outs_b[0], outs_a[0], outs_p[0], false},
+                       a.level, to_bring_down);
+      continue;
     }
-    mod_down_parts(a.level, std::span<const ModDownPart>(parts, 2 * batch), rotations_.data());
+    launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
+    mod_down_parts(a.level, to_bring_down, rotations_.data());
   }
 }
 

@@ -29,9 +29,7 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
-  // Extended rows from the last: the wide rows (the base prime and P, four
-  // times a narrow row's products) start first instead of forming the tail.
-  const std::uint32_t r = ntt::gpu::last_first(blockIdx.y, gridDim.y);
+  const std::uint32_t r = fused_output_row(f.first_row, blockIdx.y, gridDim.y);
   const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, r, threadIdx.x);
   digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, r);
   __syncwarp();
@@ -42,12 +40,12 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
 
 template <typename Word>
 void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm& term, const ExtendedSumArgs& args,
-                     const TermOutput& out, cudaStream_t stream) {
+                     const TermOutput& out, ntt::RowRange rows, cudaStream_t stream) {
   const unsigned tiles = fused_tiles_per_block(args.digits, args.log_n);
-  const RegionKeyProductArgs<Word> f{region, term, args, out, tiles};
+  const RegionKeyProductArgs<Word> f{region, term, args, out, tiles, static_cast<std::uint32_t>(rows.first)};
   ntt::gpu::LaunchShape shape;
   shape.grid_x = static_cast<unsigned>((std::size_t{1} << (args.log_n - kTileBits)) / tiles);
-  shape.grid_y = static_cast<unsigned>(args.rows);
+  shape.grid_y = static_cast<unsigned>(rows.count);
   shape.block = tiles * static_cast<unsigned>(args.digits) * kThreadsPerTile;
   shape.dynamic_shared_bytes = std::size_t{tiles} * static_cast<std::size_t>(args.digits) * kPaddedTileWords * sizeof(Word);
   using Kernel = void (*)(RegionKeyProductArgs<Word>);
@@ -70,7 +68,13 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
 }  // namespace
 
 void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const RotationTerm& term,
-                               const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream) {
+                               const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream,
+                               std::optional<ntt::RowRange> rows) {
+  const ntt::RowRange launched = rows.value_or(ntt::RowRange{0, args.rows});
+  if (launched.count == 0 || launched.first + launched.count > args.rows) {
+    throw InvalidArgument("launch_region_key_product: rows " + std::to_string(launched.first) + " + " +
+                          std::to_string(launched.count) + " of " + std::to_string(args.rows) + " extended rows");
+  }
   const int stages = static_cast<int>(region.is_wide ? region.wide.stage_count : region.narrow.stage_count);
   if (args.digits < kMinFusedDigits || args.digits > kMaxFusedDigits || !ntt::gpu::shared_region_supported(stages) ||
       args.log_n < kTileBits) {
@@ -85,9 +89,9 @@ void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const Rota
                           "part is not given");
   }
   if (region.is_wide) {
-    launch_for_word(region.wide, term, args, out, stream);
+    launch_for_word(region.wide, term, args, out, launched, stream);
   } else {
-    launch_for_word(region.narrow, term, args, out, stream);
+    launch_for_word(region.narrow, term, args, out, launched, stream);
   }
 }
 

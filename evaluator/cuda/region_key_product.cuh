@@ -23,6 +23,7 @@ struct RegionKeyProductArgs {
   ExtendedSumArgs sum;
   TermOutput out;
   unsigned tiles_per_block;  // output tiles of one row per block
+  std::uint32_t first_row = 0;  // the launch's output rows: first_row + blockIdx.y
 };
 
 // Output tiles per block: as many as keep the block within 16 digit tiles
@@ -36,6 +37,13 @@ FHE_HD unsigned fused_tiles_per_block(int digits, int log_n) {
     tiles *= 2;
   }
   return tiles;
+}
+
+// The extended row of launch row block_y: extended rows from the last of
+// the launch's (the wide rows, the base prime and P, four times a narrow
+// row's products, start first instead of forming the tail).
+FHE_HD std::uint32_t fused_output_row(std::uint32_t first_row, std::uint32_t block_y, std::uint32_t grid_y) {
+  return first_row + ntt::gpu::last_first(block_y, grid_y);
 }
 
 // Block (x = a run of tiles_per_block output tiles, y = extended row r), 16

@@ -7,9 +7,12 @@
 // the key streams while other blocks compute their regions.
 #pragma once
 
+#include <optional>
+
 #include <cuda_runtime_api.h>
 
 #include "evaluator/cuda/eval_kernels.h"
+#include "fhe/ntt/backend.h"
 #include "fhe/ntt/cuda/kernel_params.h"
 
 namespace fhe::cuda {
@@ -38,8 +41,10 @@ struct TermOutput {
 // (args.digits blocks of args.rows rows, kMinFusedDigits to kMaxFusedDigits
 // of them); the term as in launch_rotation_terms, or relinearization's: the
 // key, no table (then no P c0 term). The same words as the unfused region
-// + inner product.
+// + inner product. `rows` (indices into the level's extended rows, Q rows
+// first) limits the launch to those output rows; nullopt: all of them.
 void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const RotationTerm& term,
-                               const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream);
+                               const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream,
+                               std::optional<ntt::RowRange> rows = std::nullopt);
 
 }  // namespace fhe::cuda

@@ -71,4 +71,24 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
+// An event for stream ordering only (no timing): what a fork or a join
+// records, in eager runs and inside graph capture alike.
+class OrderEvent {
+ public:
+  OrderEvent() { FHE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
+  OrderEvent(const OrderEvent&) = delete;
+  OrderEvent& operator=(const OrderEvent&) = delete;
+  ~OrderEvent() {
+    if (event_ != nullptr) cudaEventDestroy(event_);
+  }
+  // `waiter` runs its later work after what `recorder` has enqueued so far.
+  void order(cudaStream_t recorder, cudaStream_t waiter) const {
+    FHE_CUDA_CHECK(cudaEventRecord(event_, recorder));
+    FHE_CUDA_CHECK(cudaStreamWaitEvent(waiter, event_, 0));
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
 }  // namespace fhe::cuda

@@ -23,26 +23,6 @@ namespace {
 // The memory plan counts the inner sums of one kernel pass per worker.
 static_assert(kLazyBsgsInnerSumsPerPass == cuda::kMaxProductOutputs);
 
-// An event for stream ordering only (no timing): what fork/join records, in
-// eager runs and inside graph capture alike.
-class OrderEvent {
- public:
-  OrderEvent() { FHE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
-  OrderEvent(const OrderEvent&) = delete;
-  OrderEvent& operator=(const OrderEvent&) = delete;
-  ~OrderEvent() {
-    if (event_ != nullptr) cudaEventDestroy(event_);
-  }
-  // `waiter` runs its later work after what `recorder` has enqueued so far.
-  void order(cudaStream_t recorder, cudaStream_t waiter) const {
-    FHE_CUDA_CHECK(cudaEventRecord(event_, recorder));
-    FHE_CUDA_CHECK(cudaStreamWaitEvent(waiter, event_, 0));
-  }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
 // The device twin of the CPU TermAccumulator (same operation order, so the
 // same words): batch = sum up to `batch` raw products, then rescale the sum;
 // loop = rescale each product. Writes into caller-owned buffers only.
@@ -120,7 +100,7 @@ struct CudaMatvec::Worker {
   std::vector<CudaCiphertext> extended;
   std::pair<int, int> range;  // diagonals (diagonal) or giant steps (bsgs)
   bool has_sum = false;       // set while enqueueing (metadata, not data)
-  OrderEvent fork, join;
+  cuda::OrderEvent fork, join;
 
   CudaCiphertext& extended_sum() { return extended.front(); }
   const CudaCiphertext& extended_sum() const { return extended.front(); }

@@ -1,10 +1,14 @@
-// multiply_relinearize + rescale + rotate_many captured into one CUDA graph
-// and replayed: every replay equals the eager results word for word, also
-// after new inputs are staged into the captured input buffers.
+// multiply_relinearize + rescale + rotate + rotate_many captured into one
+// CUDA graph and replayed: every replay equals the eager results word for
+// word, also after new inputs are staged into the captured input buffers.
+// On a preset of 4 digits (unfused key switches, one stream) and one of 5
+// (fused: captured, each single key switch forks its ModDown onto the
+// evaluator's side stream and joins it back; eagerly it runs on one).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
 
+#include <string>
 #include <vector>
 
 #include "fhe/cuda/check.h"
@@ -17,28 +21,32 @@ namespace {
 const std::vector<int> kSteps = {1, 2, 4, 8};
 
 struct Buffers {
-  CudaCiphertext a, b, product, scaled;
+  CudaCiphertext a, b, product, scaled, rotated;
   std::vector<CudaCiphertext> rotations;
 };
 
 void enqueue(const CudaEvaluator& gpu, Buffers& x) {
   gpu.multiply_relinearize(x.a, x.b, x.product);
   gpu.rescale(x.product, x.scaled);
+  gpu.rotate(x.scaled, kSteps.back(), x.rotated);
   gpu.rotate_many_by_steps(x.scaled, kSteps, x.rotations);
 }
 
 std::vector<Ciphertext> results(const CudaEvaluator& gpu, const Buffers& x) {
-  std::vector<Ciphertext> out{gpu.download(x.scaled)};
+  std::vector<Ciphertext> out{gpu.download(x.scaled), gpu.download(x.rotated)};
   for (const CudaCiphertext& r : x.rotations) out.push_back(gpu.download(r));
   return out;
 }
 
-TEST(CudaEvaluatorGraph, ReplaysMatchEagerResults) {
+class CudaEvaluatorGraph : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaEvaluatorGraph, ReplaysMatchEagerResults) {
   FHE_SKIP_WITHOUT_GPU();
-  CkksEngine engine("test-slots2048-scale40-levels6-int64", {.device = "cuda:0", .seed = 77});
+  CkksEngine engine(GetParam(), {.device = "cuda:0", .seed = 77});
   engine.generate_keys(kSteps);
   const CudaEvaluator gpu(engine);
-  Buffers x{gpu.make_ciphertext(), gpu.make_ciphertext(), gpu.make_ciphertext(), gpu.make_ciphertext(), {}};
+  Buffers x{gpu.make_ciphertext(), gpu.make_ciphertext(), gpu.make_ciphertext(), gpu.make_ciphertext(),
+            gpu.make_ciphertext(), {}};
   for (std::size_t i = 0; i < kSteps.size(); ++i) x.rotations.push_back(gpu.make_ciphertext());
 
   std::vector<Ciphertext> inputs;
@@ -81,6 +89,14 @@ TEST(CudaEvaluatorGraph, ReplaysMatchEagerResults) {
   FHE_CUDA_CHECK(cudaGraphExecDestroy(exec));
   FHE_CUDA_CHECK(cudaGraphDestroy(graph));
 }
+
+INSTANTIATE_TEST_SUITE_P(UnfusedAndFused, CudaEvaluatorGraph,
+                         ::testing::Values("test-slots2048-scale40-levels6-int64",
+                                           "test-slots4096-scale40-levels8-int64"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           const bool four_digits = info.param.find("levels6") != std::string::npos;
+                           return four_digits ? "FourDigitsUnfused" : "FiveDigitsFused";
+                         });
 
 }  // namespace
 }  // namespace fhe

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <algorithm>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "evaluator/cuda/region_key_product.cuh"
@@ -37,19 +38,21 @@ struct Case {
   bool skip_own = false;  // the ModUp's passes skip each digit's own Q rows
   int narrow_bits = 0;    // > 0: rows up to the Q rows of this width, the P rows of `bits`
   int plain_block_log = 0;  // the plaintext one word a block of 2^this (evaluator/block_rows.h)
+  bool split_rows = false;  // two launches, the P rows then the Q rows (fused_key_switch)
 };
 
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
 u64 add(u64 x, u64 y, u64 q) { return (x + y) % q; }
 
 // The kernel's three phases over every block of the launch, as the device
-// runs them (a barrier between phases).
+// runs them (a barrier between phases), launch row y on the kernel's row.
 template <typename Word, int Skip, bool Consecutive, bool Galois>
 void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, std::uint32_t grid_y,
              std::uint32_t threads, std::mt19937_64& garbage) {
   std::vector<Word> shared(static_cast<std::size_t>(threads / ntt::gpu::kThreadsPerTile) *
                            ntt::gpu::kPaddedTileWords);
-  for (std::uint32_t y = 0; y < grid_y; ++y) {
+  for (std::uint32_t launch_row = 0; launch_row < grid_y; ++launch_row) {
+    const std::uint32_t y = cuda::fused_output_row(f.first_row, launch_row, grid_y);
     for (std::uint32_t x = 0; x < grid_x; ++x) {
       for (Word& w : shared) w = static_cast<Word>(garbage());
       for (std::uint32_t t = 0; t < threads; ++t) {
@@ -172,18 +175,25 @@ void check(const Case& c) {
   const cuda::TermOutput out{out_b.data(), out_a.data(), c.accumulate ? nullptr : p_block.data(), c.accumulate};
 
   const unsigned tiles = cuda::fused_tiles_per_block(c.digits, c.log_n);
-  const cuda::RegionKeyProductArgs<Word> f{region, term, s, out, tiles};
   const auto grid_x = static_cast<std::uint32_t>((n >> ntt::gpu::kTileBits) / tiles);
   const auto threads = static_cast<std::uint32_t>(tiles * digits * ntt::gpu::kThreadsPerTile);
   std::mt19937_64 garbage(99);
-  ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
-    const auto grid_y = static_cast<std::uint32_t>(rows);
-    if (c.galois) {
-      emulate<Word, Skip, Consecutive, true>(f, grid_x, grid_y, threads, garbage);
-    } else {
-      emulate<Word, Skip, Consecutive, false>(f, grid_x, grid_y, threads, garbage);
-    }
-  });
+  // Launches as {first row, rows}: one over every row, or the P rows' then the Q rows'.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> launches = {{0, static_cast<std::uint32_t>(rows)}};
+  if (c.split_rows) {
+    launches = {{static_cast<std::uint32_t>(c.q_rows), static_cast<std::uint32_t>(c.p_rows)},
+                {0, static_cast<std::uint32_t>(c.q_rows)}};
+  }
+  for (const auto& [first, count] : launches) {
+    const cuda::RegionKeyProductArgs<Word> f{region, term, s, out, tiles, first};
+    ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
+      if (c.galois) {
+        emulate<Word, Skip, Consecutive, true>(f, grid_x, count, threads, garbage);
+      } else {
+        emulate<Word, Skip, Consecutive, false>(f, grid_x, count, threads, garbage);
+      }
+    });
+  }
 
   std::size_t mismatches = 0;
   for (std::size_t r = 0; r < rows; ++r) {
@@ -241,6 +251,11 @@ TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
   check<u64>({"radix2_compact_group16_smem8", 12, 60, 10, 10, 2, true, false, true, 40});
   check<u64>({"radix16_compact", 12, 60, 10, 5, 2, false, true, false, 40});
   check<u64>({"radix2_compact_group8_smem8", 11, 60, 11, 4, 2, true, true});
+  // The P rows and the Q rows in two launches (fused_key_switch), split
+  // outputs: relinearization and a rotation, 64- and 32-bit words.
+  check<u64>({"radix2_compact_group16_smem8", 12, 60, 10, 10, 4, false, false, true, 40, 0, true});
+  check<u64>({"radix16_compact", 12, 60, 5, 5, 2, true, false, false, 0, 0, true});
+  check<std::uint32_t>({"radix4_compact", 12, 28, 6, 3, 2, true, false, true, 0, 0, true});
 }
 
 }  // namespace
