@@ -4,7 +4,8 @@
 // with the diagonal method, workers = 2 agrees with workers = 1, the
 // lazy-moddown policy gives the CPU's words for any worker count, so does an
 // explicit BSGS baby-step count (also with more giant steps per worker than
-// one inner-sum pass serves), and an oversize configuration is refused
+// one inner-sum pass serves), so do single rotations whose key switches fork
+// inside the workers' graphs, and an oversize configuration is refused
 // before anything is allocated.
 #include <gtest/gtest.h>
 
@@ -30,8 +31,9 @@ MatvecConfig small_config(MatvecMethod method, int workers = 1, DiagonalPolicy p
 }
 
 // A CUDA engine with the Galois keys of every configuration given.
-std::unique_ptr<CkksEngine> make_engine(std::initializer_list<MatvecConfig> configs) {
-  auto engine = std::make_unique<CkksEngine>(kPreset, EngineOptions{.device = "cuda:0", .seed = 11});
+std::unique_ptr<CkksEngine> make_engine(std::initializer_list<MatvecConfig> configs,
+                                        const char* preset = kPreset) {
+  auto engine = std::make_unique<CkksEngine>(preset, EngineOptions{.device = "cuda:0", .seed = 11});
   std::vector<int> steps;
   for (const MatvecConfig& config : configs) {
     for (int s : matvec_rotation_steps(config)) steps.push_back(s);
@@ -173,6 +175,30 @@ TEST(CudaMatvec, LazyBsgsInnerSumsOverSeveralPassesMatchCpuWords) {
   const Ciphertext expected = cpu.run(input);
   EXPECT_LT(cpu.max_abs_error(expected), 5e-5);
   for (int workers : {1, 3}) {
+    config.workers = workers;
+    CudaMatvec gpu(engine, config);
+    EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << workers << " workers, graph";
+    EXPECT_TRUE(same_words(run(gpu, input, false), expected)) << workers << " workers, eager";
+  }
+}
+
+// Single rotations whose key switches take the fused path (5 digits at
+// level 0 on this preset; the default small preset has 4) fork their
+// ModDown onto the worker evaluator's second stream inside the captured
+// matvec: the diagonal method rotating one step at a time (hoist 1), loop
+// policy (regrouping across workers keeps the words), gives the CPU's words
+// with one worker and two, in graph replays and eager runs.
+TEST(CudaMatvec, ForkedKeySwitchesInsideWorkerGraphsMatchCpuWords) {
+  FHE_SKIP_WITHOUT_GPU();
+  MatvecConfig config = small_config(MatvecMethod::diagonal, 1, DiagonalPolicy::loop);
+  config.hoist = 1;
+  const auto owner = make_engine({config}, "test-slots4096-scale40-levels8-int64");
+  CkksEngine& engine = *owner;
+  MatvecWorkload cpu(engine, config);
+  const Ciphertext input = cpu.encrypt_input();
+  const Ciphertext expected = cpu.run(input);
+  EXPECT_LT(cpu.max_abs_error(expected), 5e-5);
+  for (int workers : {1, 2}) {
     config.workers = workers;
     CudaMatvec gpu(engine, config);
     EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << workers << " workers, graph";
