@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <algorithm>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "evaluator/cuda/region_key_product.cuh"
 #include "fhe/ckks/galois.h"
+#include "fhe/core/error.h"
 #include "fhe/ntt/registry.h"
 #include "tests/fhe/gpu/kernel_emulator.h"
 #include "tests/fhe/ntt_test_util.h"
@@ -256,6 +258,24 @@ TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
   check<u64>({"radix2_compact_group16_smem8", 12, 60, 10, 10, 4, false, false, true, 40, 0, true});
   check<u64>({"radix16_compact", 12, 60, 5, 5, 2, true, false, false, 0, 0, true});
   check<std::uint32_t>({"radix4_compact", 12, 28, 6, 3, 2, true, false, true, 0, 0, true});
+}
+
+// A launch over rows outside the level's extended rows, or over none, is
+// refused before anything is enqueued (no GPU needed).
+TEST(RegionKeyProductLaunch, RefusesRowsOutsideTheExtendedRows) {
+  cuda::ExtendedSumArgs args;
+  args.digits = 5;
+  args.q_rows = 3;
+  args.rows = 5;
+  args.log_n = 12;
+  for (const ntt::RowRange rows : {ntt::RowRange{4, 2}, ntt::RowRange{0, 0}, ntt::RowRange{5, 1}}) {
+    try {
+      cuda::launch_region_key_product({}, {}, args, {}, nullptr, rows);
+      ADD_FAILURE() << "rows " << rows.first << " + " << rows.count << " were launched";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("of 5 extended rows"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
