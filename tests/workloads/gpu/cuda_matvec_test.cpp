@@ -50,6 +50,21 @@ Ciphertext run(CudaMatvec& matvec, const Ciphertext& input, bool graph) {
   return matvec.download_result();
 }
 
+// `config` on the CPU (within 5e-5 of the product) and on the GPU with each
+// worker count: the CPU's words, in graph replays and eager runs.
+void expect_cpu_words(CkksEngine& engine, MatvecConfig config, std::initializer_list<int> worker_counts) {
+  MatvecWorkload cpu(engine, config);
+  const Ciphertext input = cpu.encrypt_input();
+  const Ciphertext expected = cpu.run(input);
+  EXPECT_LT(cpu.max_abs_error(expected), 5e-5);
+  for (int workers : worker_counts) {
+    config.workers = workers;
+    CudaMatvec gpu(engine, config);
+    EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << workers << " workers, graph";
+    EXPECT_TRUE(same_words(run(gpu, input, false), expected)) << workers << " workers, eager";
+  }
+}
+
 class CudaMatvecMethods : public ::testing::TestWithParam<MatvecMethod> {};
 
 TEST_P(CudaMatvecMethods, GraphReplaysEqualEagerOverStagedInputs) {
@@ -168,18 +183,7 @@ TEST(CudaMatvec, LazyBsgsInnerSumsOverSeveralPassesMatchCpuWords) {
   config.dim = 32;
   config.baby_steps = 2;
   ASSERT_GT(config.dim / config.baby_steps, kLazyBsgsInnerSumsPerPass);
-  const auto owner = make_engine({config});
-  CkksEngine& engine = *owner;
-  MatvecWorkload cpu(engine, config);
-  const Ciphertext input = cpu.encrypt_input();
-  const Ciphertext expected = cpu.run(input);
-  EXPECT_LT(cpu.max_abs_error(expected), 5e-5);
-  for (int workers : {1, 3}) {
-    config.workers = workers;
-    CudaMatvec gpu(engine, config);
-    EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << workers << " workers, graph";
-    EXPECT_TRUE(same_words(run(gpu, input, false), expected)) << workers << " workers, eager";
-  }
+  expect_cpu_words(*make_engine({config}), config, {1, 3});
 }
 
 // Single rotations whose key switches take the fused path (5 digits at
@@ -192,18 +196,7 @@ TEST(CudaMatvec, ForkedKeySwitchesInsideWorkerGraphsMatchCpuWords) {
   FHE_SKIP_WITHOUT_GPU();
   MatvecConfig config = small_config(MatvecMethod::diagonal, 1, DiagonalPolicy::loop);
   config.hoist = 1;
-  const auto owner = make_engine({config}, "test-slots4096-scale40-levels8-int64");
-  CkksEngine& engine = *owner;
-  MatvecWorkload cpu(engine, config);
-  const Ciphertext input = cpu.encrypt_input();
-  const Ciphertext expected = cpu.run(input);
-  EXPECT_LT(cpu.max_abs_error(expected), 5e-5);
-  for (int workers : {1, 2}) {
-    config.workers = workers;
-    CudaMatvec gpu(engine, config);
-    EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << workers << " workers, graph";
-    EXPECT_TRUE(same_words(run(gpu, input, false), expected)) << workers << " workers, eager";
-  }
+  expect_cpu_words(*make_engine({config}, "test-slots4096-scale40-levels8-int64"), config, {1, 2});
 }
 
 // The application suite's backends share one key set: a CudaMatvec on
