@@ -46,6 +46,7 @@
 namespace fhe {
 
 namespace cuda {
+enum class Elementwise;  // evaluator/cuda/eval_kernels.h
 struct ExtendedSumArgs;  // evaluator/cuda/eval_kernels.h
 struct RotationTerm;     // evaluator/cuda/eval_kernels.h
 struct ScaleDownItem;    // evaluator/cuda/eval_kernels.h
@@ -229,6 +230,10 @@ class CudaEvaluator {
   // The same for a level's parts given by pointer (Q rows each).
   cuda::ExtendedSumArgs extended_sum_args(int level, const std::uint64_t* c0, const std::uint64_t* c1,
                                           const std::uint64_t* decomposed) const;
+  // out = a op b over a's parts (b: b_parts parts, as launch_elementwise
+  // takes them), out's level a's and its scale `scale`.
+  void elementwise(cuda::Elementwise op, const CudaCiphertext& a, const std::uint64_t* b, std::size_t b_parts,
+                   double scale, CudaCiphertext& out) const;
   // One polynomial of a ModDown: its Q rows at the level, where the result
   // goes, and an optional addend (Q rows).
   struct ModDownPart {
@@ -254,7 +259,7 @@ class CudaEvaluator {
   // product and begin_mod_down run on the side stream beside the Q rows'
   // product, joined back before the finish; eagerly, all on stream().
   void fused_key_switch(const ntt::gpu::ForwardRegion& region, const cuda::RotationTerm& term,
-                        const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out, int level,
+                        const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out,
                         std::span<const ModDownPart> parts) const;
   // Parts [first_part, first_part + count) (count <= 2) of an extended ciphertext down to
   // Q, into the same parts of `out`; `extended` stays intact (its P rows are

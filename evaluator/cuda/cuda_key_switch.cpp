@@ -79,8 +79,9 @@ void CudaEvaluator::end_mod_down(const std::optional<ntt::gpu::ForwardRegion>& r
 }
 
 void CudaEvaluator::fused_key_switch(const ntt::gpu::ForwardRegion& region, const cuda::RotationTerm& term,
-                                     const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out, int level,
+                                     const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out,
                                      std::span<const ModDownPart> parts) const {
+  const auto level = static_cast<int>(args.first_row);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   FHE_CUDA_CHECK(cudaStreamIsCapturing(stream(), &capture));
   if (capture != cudaStreamCaptureStatusActive) {

@@ -49,28 +49,14 @@ void CudaEvaluator::sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCi
   cuda::check_parts(b, 2, 2, "sub", engine_);
   cuda::check_binary(a, b, "sub", engine_, true);
   check_output(out, "sub");
-  const int level = a.level;
-  const double scale = a.scale;
   // a - b = a + (-b) word for word (sub_mod(x, y) == add_mod(x, neg_mod(y))).
-  cuda::launch_elementwise(cuda::Elementwise::sub, a.data(), b.data(), out.data(),
-                           {static_cast<std::size_t>(level), a.rows(), 2, log_n_}, 2, moduli_.data(), stream());
-  out.parts = 2;
-  out.level = level;
-  out.scale = scale;
+  elementwise(cuda::Elementwise::sub, a, b.data(), 2, a.scale, out);
 }
 
 void CudaEvaluator::negate(const CudaCiphertext& a, CudaCiphertext& out) const {
   cuda::check_parts(a, 2, 3, "negate", engine_);
   check_output(out, "negate");
-  const std::size_t parts = a.parts;
-  const int level = a.level;
-  const double scale = a.scale;
-  cuda::launch_elementwise(cuda::Elementwise::negate, a.data(), nullptr, out.data(),
-                           {static_cast<std::size_t>(level), a.rows(), parts, log_n_}, 0, moduli_.data(),
-                           stream());
-  out.parts = parts;
-  out.level = level;
-  out.scale = scale;
+  elementwise(cuda::Elementwise::negate, a, nullptr, 0, a.scale, out);
 }
 
 void CudaEvaluator::multiply_plain(const CudaCiphertext& a, const CudaCiphertext& plain, CudaCiphertext& out) const {
@@ -78,12 +64,15 @@ void CudaEvaluator::multiply_plain(const CudaCiphertext& a, const CudaCiphertext
   cuda::check_parts(plain, 1, 1, "multiply_plain", engine_);
   cuda::check_binary(a, plain, "multiply_plain", engine_, false);
   check_output(out, "multiply_plain");
-  const std::size_t parts = a.parts;
+  elementwise(cuda::Elementwise::multiply, a, plain.data(), 1, a.scale * plain.scale, out);
+}
+
+void CudaEvaluator::elementwise(cuda::Elementwise op, const CudaCiphertext& a, const std::uint64_t* b,
+                                std::size_t b_parts, double scale, CudaCiphertext& out) const {
+  const std::size_t parts = a.parts;  // out may alias a
   const int level = a.level;
-  const double scale = a.scale * plain.scale;
-  cuda::launch_elementwise(cuda::Elementwise::multiply, a.data(), plain.data(), out.data(),
-                           {static_cast<std::size_t>(level), a.rows(), parts, log_n_}, 1, moduli_.data(),
-                           stream());
+  cuda::launch_elementwise(op, a.data(), b, out.data(), {static_cast<std::size_t>(level), a.rows(), parts, log_n_},
+                           b_parts, moduli_.data(), stream());
   out.parts = parts;
   out.level = level;
   out.scale = scale;
@@ -125,7 +114,7 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   if (region) {
     // No table: relinearization's term (c0 and c1 join at the ModDown).
     return fused_key_switch(*region, {key, nullptr, nullptr}, extended_sum_args(a, 2), {acc, acc_a, p_block, false},
-                            level, parts);
+                            parts);
   }
   cuda::launch_inner_product(extended_.data(), c.digit_count, key, keys_->switch_key_layout, c.first_digit, acc,
                              acc_a, p_block, first, rows, ext_rows, log_n_, moduli_.data(), stream());

@@ -85,7 +85,7 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
       cuda::RotationTerm term;
       fill_terms(switched_keys, {}, start, 1, &term);
       fused_key_switch(*prepared.region, term, extended_sum_args(a), {outs_b[0], outs_a[0], outs_p[0], false},
-                       a.level, to_bring_down);
+                       to_bring_down);
       continue;
     }
     launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
