@@ -240,6 +240,7 @@ class CudaEvaluator {
     const std::uint64_t* x;
     std::uint64_t* out;
     const std::uint64_t* addend;
+    bool x_scratch = false;  // x is a workspace this ModDown reads last (ScaleDownItem)
   };
   // ModDown of up to 2 x kHoistedRotationsPerLaunch parts whose P rows lie
   // back to back in `p_rows` (part i's at i x P rows; transformed in place).

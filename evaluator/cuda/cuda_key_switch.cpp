@@ -73,7 +73,7 @@ void CudaEvaluator::end_mod_down(const std::optional<ntt::gpu::ForwardRegion>& r
   std::uint64_t* conv = converted_.data();
   cuda::ScaleDownItem items[cuda::kMaxScaleDownItems];
   for (std::size_t i = 0; i < count; ++i) {
-    items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend};
+    items[i] = {parts[i].x, conv + i * rows * n_, parts[i].out, parts[i].addend, parts[i].x_scratch};
   }
   finish_scale_down(region, c.mod_down, {static_cast<std::size_t>(level), rows}, items, count);
 }

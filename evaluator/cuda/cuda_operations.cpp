@@ -110,7 +110,7 @@ void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) co
   out.parts = 2;
   out.level = level;
   out.scale = a.scale;
-  const ModDownPart parts[2] = {{acc, out.part(0), c0}, {acc_a, out.part(1), c1}};
+  const ModDownPart parts[2] = {{acc, out.part(0), c0, true}, {acc_a, out.part(1), c1, true}};
   if (region) {
     // No table: relinearization's term (c0 and c1 join at the ModDown).
     return fused_key_switch(*region, {key, nullptr, nullptr}, extended_sum_args(a, 2), {acc, acc_a, p_block, false},

@@ -77,8 +77,8 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
       out.parts = 2;
       out.level = a.level;
       out.scale = a.scale;
-      parts[2 * t] = {outs_b[t], out.part(0), nullptr};
-      parts[2 * t + 1] = {outs_a[t], out.part(1), nullptr};
+      parts[2 * t] = {outs_b[t], out.part(0), nullptr, true};
+      parts[2 * t + 1] = {outs_a[t], out.part(1), nullptr, true};
     }
     const std::span<const ModDownPart> to_bring_down(parts, 2 * batch);
     if (prepared.region) {  // the one rotation, fused with the ModUp's last pass

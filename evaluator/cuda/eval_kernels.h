@@ -139,6 +139,9 @@ struct ScaleDownItem {
   const std::uint64_t* converted = nullptr;
   std::uint64_t* out = nullptr;
   const std::uint64_t* addend = nullptr;
+  // x is a workspace read here for the last time (a key switch's inner
+  // product): the fused region finish drops its lines from L2 after reading.
+  bool x_scratch = false;
 };
 inline constexpr int kMaxScaleDownItems = 8;  // a rescale's 3 parts, 4 rotations' 8
 void launch_scale_down_finish(const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,

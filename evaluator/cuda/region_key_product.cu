@@ -33,6 +33,11 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   const ntt::gpu::TileThread th = fused_tile_thread<Word, Galois>(f, blockIdx.x, r, threadIdx.x);
   digit_tile_columns<Word, Skip, Consecutive>(f, shared, th, r);
   __syncwarp();
+  // The ModUp's extended rows are read once, here: their lines still in L2
+  // (the passes just wrote them) are dropped instead of written back.
+  if (!ntt::gpu::skipped_row(f.region, th.data_row)) {
+    ntt::gpu::discard_tile_line(ntt::gpu::tile_data(f.region, th), th.lane);
+  }
   digit_tile_rows<Word, Skip, Consecutive>(f, shared, th);
   __syncthreads();
   fused_key_product<Word, Galois, DigitsPerRound>(f, shared, blockIdx.x, r, threadIdx.x, blockDim.x);

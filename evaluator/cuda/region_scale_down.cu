@@ -25,11 +25,23 @@ __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThrough
   const std::uint32_t tiles_per_block = blockDim.x / kThreadsPerTile;
   // In the NTT region's order, so it starts where the pass before it ended.
   const std::uint32_t block = ntt::gpu::visit_index(f.region, blockIdx.x, gridDim.x);
-  ntt::gpu::forward_columns<Word, Skip, Consecutive>(f.region, shared, block, tiles_per_block, threadIdx.x);
+  const ntt::gpu::TileThread th = ntt::gpu::locate_tile_thread(f.region, block, tiles_per_block, threadIdx.x);
+  if (th.valid) ntt::gpu::forward_columns_at<Word, Skip, Consecutive>(f.region, shared, th);
   __syncthreads();
-  ntt::gpu::tile_rows<true, Word, Skip, Consecutive>(f.region, shared, block, tiles_per_block, threadIdx.x);
+  // Scratch read for the last time: dropped from L2, not written back.
+  if (th.valid) ntt::gpu::discard_tile_line(ntt::gpu::tile_data(f.region, th), th.lane);
+  if (th.valid) ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared, th);
   __syncthreads();
   scale_down_tiles<Word>(f, shared, block, tiles_per_block, threadIdx.x);
+  if (!f.any_x_scratch) return;
+  __syncthreads();  // every thread's x words of the block's tiles are read
+  if (!th.valid) return;
+  const std::uint32_t item = f.region.batch_rows.quotient(th.data_row);
+  if (!f.items[item].x_scratch) return;
+  const std::uint32_t r = th.data_row - item * f.region.batch_rows.value;
+  const std::size_t row_tile = (static_cast<std::size_t>(r) << f.region.log_n) +
+                               (static_cast<std::size_t>(th.tile) << kTileBits);
+  ntt::gpu::discard_tile_line(f.items[item].x + row_tile, th.lane);
 }
 
 template <typename Word>
@@ -37,7 +49,10 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, unsigned tiles_per_
                      const DeviceScaleDown& scale_down, const ScaleDownItem* items, int item_count,
                      cudaStream_t stream) {
   RegionScaleDownArgs<Word> f{region, scale_down, {}};
-  for (int i = 0; i < item_count; ++i) f.items[i] = items[i];
+  for (int i = 0; i < item_count; ++i) {
+    f.items[i] = items[i];
+    f.any_x_scratch = f.any_x_scratch || items[i].x_scratch;
+  }
   const std::size_t tiles = std::size_t{region.row_count} << (region.log_n - kTileBits);
   ntt::gpu::LaunchShape shape;
   shape.block = tiles_per_block * kThreadsPerTile;

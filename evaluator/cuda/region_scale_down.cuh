@@ -19,6 +19,7 @@ struct RegionScaleDownArgs {
   ntt::gpu::PassArgs<Word> region;  // item_count blocks of the kept rows
   DeviceScaleDown scale_down;
   ScaleDownItem items[kMaxScaleDownItems];
+  bool any_x_scratch = false;  // some item's x_scratch
 };
 
 // Phase 3: for each transformed word t of the block's tiles (item i, kept

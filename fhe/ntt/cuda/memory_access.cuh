@@ -57,6 +57,21 @@ FHE_HD double load_fp64(const double* p) {
 #endif
 }
 
+// Drops the 128-byte line at `line` (128-byte aligned) from L2 without
+// writing it back (discard.global.L2; sm_80 and later): for scratch words
+// that were just read for the last time, so their dirty lines cost no DRAM
+// write when L2 evicts them. The words are undefined afterwards. A no-op on
+// the host (emulation test) and for a line that is not aligned.
+FHE_HD void discard_line_from_l2(const void* line) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if ((reinterpret_cast<std::uintptr_t>(line) & 127u) == 0) {
+    asm volatile("discard.global.L2 [%0], 128;" ::"l"(line) : "memory");
+  }
+#else
+  (void)line;
+#endif
+}
+
 // Programmatic dependent launch (sm_90): the kernels are launched so that
 // the next pass may start while this one drains; it loads its twiddles
 // (written at plan creation) and then waits here for the previous kernel to

@@ -136,6 +136,15 @@ FHE_HD const std::uint64_t* tile_input(const PassArgs<Word>& a, const TileThread
   return input_words(a) + static_cast<std::size_t>(th.global_tile) * kTileWords;
 }
 
+// A tile's 256 stored words are 16 lines of 128 bytes, one a lane. Once
+// every lane of the tile has loaded its words (a warp or block barrier
+// after forward_columns), lane l may drop line l from L2 where the tile is
+// scratch read for the last time (discard_line_from_l2).
+static_assert(kThreadsPerTile * 16 == kTileWords, "one 16-word line a lane");
+FHE_HD void discard_tile_line(const std::uint64_t* tile, std::uint32_t lane) {
+  discard_line_from_l2(tile + 16 * static_cast<std::size_t>(lane));
+}
+
 template <typename Word>
 FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const TileThread& th) {
   return a.twiddles + static_cast<std::size_t>(plan_row_of(a, th.data_row)) * a.table_stride;

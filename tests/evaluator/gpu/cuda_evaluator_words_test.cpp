@@ -334,6 +334,35 @@ INSTANTIATE_TEST_SUITE_P(PresetsAndBackends, CudaKeySwitchWords, ::testing::Valu
                                   std::string(word_type_name(preset.word)) + "_" + info.param.backend;
                          });
 
+// The key switches drop their scratch words from L2 without writing them
+// back (discard_line_from_l2); never an operand's. Each input is written
+// just before its operation (so its lines are dirty in L2, where a wrong
+// discard would lose them) and must read back unchanged after it.
+TEST(CudaEvaluator, OperationsLeaveTheirInputsWhole) {
+  FHE_SKIP_WITHOUT_GPU();
+  CkksEngine engine("test-slots4096-scale40-levels8-int64", {.device = "cuda:0", .seed = 12});
+  engine.generate_keys({1, 4}, true);
+  const CudaEvaluator gpu(engine);
+  CudaCiphertext dx = gpu.make_ciphertext(), dy = gpu.make_ciphertext(), product = gpu.make_ciphertext();
+  CudaCiphertext relinearized = gpu.make_ciphertext(), out = gpu.make_ciphertext();
+  CudaCiphertext sum = gpu.make_extended(), giant = gpu.make_extended();
+  gpu.upload(engine.encrypt_message(testing::random_message(engine.slot_count(), 7)), dx);
+  gpu.upload(engine.encrypt_message(testing::random_message(engine.slot_count(), 8)), dy);
+  const auto expect_whole = [&](const CudaCiphertext& input, const char* operation, auto&& run) {
+    const Ciphertext before = gpu.download(input);
+    run();
+    EXPECT_TRUE(testing::same_words(gpu.download(input), before)) << operation;
+  };
+  gpu.multiply(dx, dy, product);
+  expect_whole(product, "relinearize", [&] { gpu.relinearize(product, relinearized); });
+  expect_whole(relinearized, "rescale", [&] { gpu.rescale(relinearized, out); });
+  expect_whole(dx, "rotate", [&] { gpu.rotate(dx, 4, out); });
+  gpu.accumulate_rotations(dx, {1}, {nullptr}, sum);
+  expect_whole(sum, "mod_down", [&] { gpu.mod_down(sum, out); });
+  expect_whole(sum, "accumulate_extended_rotation", [&] { gpu.accumulate_extended_rotation(sum, 4, giant); });
+  expect_whole(giant, "mod_down_rescale", [&] { gpu.mod_down_rescale(giant, out); });
+}
+
 TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   CkksEngine cpu_engine(kPreset, {.seed = 1});
   cpu_engine.generate_keys();
