@@ -30,10 +30,10 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
     plan_.inverse(coefficients_.data(), q_range, {stream()});
   }
   // Every digit's ModUp in one launch (grid.y = digit), to the rows
-  // other than its own.
+  // other than its own; the coefficients are scratch read last there.
   std::uint64_t* ext = extended_.data();
   cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
-                          static_cast<int>(ext_rows), c.max_digit_rows, log_n_, stream());
+                          static_cast<int>(ext_rows), c.max_digit_rows, log_n_, stream(), true);
   // All digits' extended polynomials in one batched transform (one launch
   // per pass instead of one per digit and pass), skipping each digit's own
   // rows: they are the input's, in NTT form already.

@@ -13,6 +13,7 @@
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 #include "fhe/ntt/cuda/kernels.h"
+#include "fhe/ntt/cuda/memory_access.cuh"
 
 namespace fhe::cuda {
 namespace {
@@ -79,8 +80,24 @@ __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__
 constexpr int kModUpTargetsPerSlice = 40;
 constexpr int kScaleDownTargetsPerSlice = 12;
 
+// After a one-slice launch (each source word read by one thread: words k
+// and k + N/2 of every source row), the first lane of each 16-thread run
+// drops the run's line of every source row from L2 (discard_line_from_l2),
+// once the warp barrier says all its lanes have their words.
+__device__ void drop_source_lines(const DeviceConversion& c, const u64* source, std::size_t k, int log_n) {
+  __syncwarp();
+  if (k % 16 != 0) return;
+  const std::size_t n = std::size_t{1} << log_n;
+  for (int i = 0; i < c.sources; ++i) {
+    const u64* row = source + static_cast<std::size_t>(c.source_offset_rows + i) * n;
+    ntt::gpu::discard_line_from_l2(row + k);
+    ntt::gpu::discard_line_from_l2(row + k + n / 2);
+  }
+}
+
 template <int TargetsPerSlice, int MaxSources = kMaxConversionSources>
-__device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n) {
+__device__ void convert_block(const DeviceConversion& c, const u64* source, u64* destination, int log_n,
+                              bool drop_sources = false) {
   __shared__ alignas(16) u64 words[StagedSlice<TargetsPerSlice, MaxSources>::kWords];
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const int first_target = static_cast<int>(blockIdx.z) * TargetsPerSlice;
@@ -94,6 +111,7 @@ __device__ void convert_block(const DeviceConversion& c, const u64* source, u64*
   __syncthreads();
   if (k >= (std::size_t{1} << log_n) / kConversionCoefficients) return;
   convert_coefficients<TargetsPerSlice, MaxSources>(slice, source, destination, k, log_n, 0);
+  if (drop_sources && gridDim.z == 1) drop_source_lines(c, source, k, log_n);
 }
 
 // 3 blocks per SM (80 registers) for up to 8 sources, two coefficients a
@@ -109,11 +127,11 @@ template <int MaxSources, int MinBlocks>
 __global__ void __launch_bounds__(kBlock, MinBlocks)
     conversion_array_kernel(const DeviceConversion* __restrict__ conversions, std::size_t conversion_stride,
                             const u64* source, std::size_t source_stride, u64* destination,
-                            std::size_t destination_stride, int log_n) {
+                            std::size_t destination_stride, int log_n, bool drop_sources) {
   const std::size_t item = blockIdx.y;
   convert_block<kModUpTargetsPerSlice, MaxSources>(conversions[item * conversion_stride],
                                                    source + item * source_stride,
-                                                   destination + item * destination_stride, log_n);
+                                                   destination + item * destination_stride, log_n, drop_sources);
 }
 
 __global__ void __launch_bounds__(kBlock, 3)
@@ -325,12 +343,13 @@ void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const 
 
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,
                        std::size_t source_stride, u64* destination, std::size_t destination_stride, int items,
-                       int max_targets, int max_sources, int log_n, cudaStream_t stream) {
+                       int max_targets, int max_sources, int log_n, cudaStream_t stream, bool sources_scratch) {
   const dim3 grid = conversion_grid(log_n, items, max_targets, kModUpTargetsPerSlice);
   const auto kernel = max_sources <= kFewSources ? conversion_array_kernel<kFewSources, kFewSourceBlocks>
                                                  : conversion_array_kernel<kMaxConversionSources, 3>;
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, grid, dim3(kBlock), 0, stream, conversions, conversion_stride,
-                                             source, source_stride, destination, destination_stride, log_n));
+                                             source, source_stride, destination, destination_stride, log_n,
+                                             sources_scratch));
 }
 
 void launch_conversion(const DeviceConversion& conversion, const u64* source, std::size_t source_stride,

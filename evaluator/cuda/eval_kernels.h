@@ -41,10 +41,13 @@ void launch_tensor(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t
 // max_targets bounds every item's target count (the grid covers that many),
 // max_sources every item's source count (few sources take a kernel of
 // fewer registers). Sized for many items (the ModUp's digits).
+// sources_scratch: no one reads the source rows again (the ModUp's inverse
+// in a workspace), so a launch of one target slice, which reads each
+// source word once, drops their lines from L2 instead of writing them back.
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride,
                        const std::uint64_t* source, std::size_t source_stride, std::uint64_t* destination,
                        std::size_t destination_stride, int items, int max_targets, int max_sources, int log_n,
-                       cudaStream_t stream);
+                       cudaStream_t stream, bool sources_scratch = false);
 // The same with one conversion passed by value, sized for few items
 // (ModDown, rescale).
 void launch_conversion(const DeviceConversion& conversion, const std::uint64_t* source,
