@@ -28,17 +28,18 @@ __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThrough
   const ntt::gpu::TileThread th = ntt::gpu::locate_tile_thread(f.region, block, tiles_per_block, threadIdx.x);
   if (th.valid) ntt::gpu::forward_columns_at<Word, Skip, Consecutive>(f.region, shared, th);
   __syncthreads();
-  // Scratch read for the last time: dropped from L2, not written back.
-  if (th.valid) ntt::gpu::discard_tile_line(ntt::gpu::tile_data(f.region, th), th.lane);
-  if (th.valid) ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared, th);
+  if (th.valid) {
+    // Scratch read for the last time: dropped from L2, not written back.
+    ntt::gpu::discard_tile_line(ntt::gpu::tile_data(f.region, th), th.lane);
+    ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared, th);
+  }
   __syncthreads();
   scale_down_tiles<Word>(f, shared, block, tiles_per_block, threadIdx.x);
   if (!f.any_x_scratch) return;
   __syncthreads();  // every thread's x words of the block's tiles are read
   if (!th.valid) return;
-  const std::uint32_t item = f.region.batch_rows.quotient(th.data_row);
+  const auto [item, r] = item_row(f.region, th.data_row);
   if (!f.items[item].x_scratch) return;
-  const std::uint32_t r = th.data_row - item * f.region.batch_rows.value;
   const std::size_t row_tile = (static_cast<std::size_t>(r) << f.region.log_n) +
                                (static_cast<std::size_t>(th.tile) << kTileBits);
   ntt::gpu::discard_tile_line(f.items[item].x + row_tile, th.lane);

@@ -22,6 +22,18 @@ struct RegionScaleDownArgs {
   bool any_x_scratch = false;  // some item's x_scratch
 };
 
+// A data row of the region's batch: its item and its kept row in that item.
+struct ItemRow {
+  std::uint32_t item;
+  std::uint32_t row;
+};
+
+template <typename Word>
+FHE_HD ItemRow item_row(const ntt::gpu::PassArgs<Word>& a, std::uint32_t data_row) {
+  const std::uint32_t item = a.batch_rows.quotient(data_row);
+  return {item, data_row - item * a.batch_rows.value};
+}
+
 // Phase 3: for each transformed word t of the block's tiles (item i, kept
 // row r, position k), out_i[r][k] = (x_i[r][k] - t) [D^-1]_(q_r)
 // (+ addend_i[r][k]): scale_down_finish_kernel's words, two neighbouring
@@ -34,9 +46,7 @@ FHE_HD void scale_down_tiles(const RegionScaleDownArgs<Word>& f, Word* shared, s
   const std::size_t position_mask = (std::size_t{1} << a.log_n) - 1;
   ntt::gpu::for_each_tile_pair(a, shared, block_index, tiles_per_block, thread,
                                [&](std::size_t offset, Word& first, Word& second) {
-    const auto data_row = static_cast<std::uint32_t>(offset >> a.log_n);
-    const std::uint32_t item = a.batch_rows.quotient(data_row);
-    const std::uint32_t r = data_row - item * a.batch_rows.value;
+    const auto [item, r] = item_row(a, static_cast<std::uint32_t>(offset >> a.log_n));
     const std::size_t i = (static_cast<std::size_t>(r) << a.log_n) + (offset & position_mask);
     const ScaleDownItem& it = f.items[item];
     const u64 q = a.constants[a.first_row + r].q;
