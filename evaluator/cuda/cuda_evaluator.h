@@ -246,12 +246,14 @@ class CudaEvaluator {
   // back to back in `p_rows` (part i's at i x P rows; transformed in place).
   void mod_down_parts(int level, std::span<const ModDownPart> parts, std::uint64_t* p_rows) const;
   // mod_down_parts in two halves. begin_mod_down enqueues on `s` what needs
-  // only the P rows: their inverse, the conversion to the Q rows and the
-  // forward transform of the converted rows but for the last pass, whose
-  // region it returns (nullopt: transformed fully). end_mod_down runs the
-  // finish of each part on stream().
+  // only the P rows: their inverse (in place, or into p_rows from
+  // `p_source`, part i's P rows at i x p_source_words), the conversion to
+  // the Q rows and the forward transform of the converted rows but for the
+  // last pass, whose region it returns (nullopt: transformed fully).
+  // end_mod_down runs the finish of each part on stream().
   std::optional<ntt::gpu::ForwardRegion> begin_mod_down(int level, std::size_t count, std::uint64_t* p_rows,
-                                                        cudaStream_t s) const;
+                                                        cudaStream_t s, const std::uint64_t* p_source = nullptr,
+                                                        std::size_t p_source_words = 0) const;
   void end_mod_down(const std::optional<ntt::gpu::ForwardRegion>& region, int level,
                     std::span<const ModDownPart> parts) const;
   // One key switch whose ModUp left its last pass to the fused key product
@@ -263,10 +265,16 @@ class CudaEvaluator {
                         const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out,
                         std::span<const ModDownPart> parts) const;
   // Parts [first_part, first_part + count) (count <= 2) of an extended ciphertext down to
-  // Q, into the same parts of `out`; `extended` stays intact (its P rows are
-  // copied out before mod_down_parts transforms them).
+  // Q, into the same parts of `out`; `extended` stays intact (its P rows'
+  // inverse reads them and writes the workspace).
   void mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,
                        CudaCiphertext& out) const;
+  // `batch` blocks of `rows` to coefficient form in `data` (rows.count rows
+  // a block, back to back), read from `source`, whose blocks start
+  // source_words apart (a strip of rows of each ciphertext part): out of
+  // place where the plan's inverse allows it, else copied in first.
+  void inverse_into(const std::uint64_t* source, std::size_t source_words, std::uint64_t* data, ntt::RowRange rows,
+                    std::size_t batch, cudaStream_t s) const;
   // RnsScaleDown's last steps (ModDown and rescale) in two halves:
   // forward_for_finish takes `converted` (count blocks of the kept rows,
   // coefficient form) to NTT form on `s`, but for the last pass where the

@@ -25,10 +25,7 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   // The input's rows to coefficient form in the workspace; the input stays
   // in NTT form (the digits' own rows are read from it).
   const ntt::RowRange q_range{static_cast<std::size_t>(level), rows};
-  if (!ntt::inverse_batch_out_of_place(plan_, input, coefficients_.data(), q_range, 1, {stream()})) {
-    FHE_CUDA_CHECK(cudaMemcpyAsync(coefficients_.data(), input, rows * n_ * 8, cudaMemcpyDeviceToDevice, stream()));
-    plan_.inverse(coefficients_.data(), q_range, {stream()});
-  }
+  inverse_into(input, rows * n_, coefficients_.data(), q_range, 1, stream());
   // Every digit's ModUp in one launch (grid.y = digit), to the rows
   // other than its own; the coefficients are scratch read last there.
   std::uint64_t* ext = extended_.data();
@@ -52,14 +49,30 @@ void CudaEvaluator::mod_down_parts(int level, std::span<const ModDownPart> parts
   end_mod_down(begin_mod_down(level, parts.size(), p_rows, stream()), level, parts);
 }
 
+void CudaEvaluator::inverse_into(const std::uint64_t* source, std::size_t source_words, std::uint64_t* data,
+                                ntt::RowRange rows, std::size_t batch, cudaStream_t s) const {
+  if (ntt::inverse_batch_out_of_place(plan_, source, data, rows, batch, {s}, source_words)) return;
+  const std::size_t block_bytes = rows.count * n_ * 8;
+  FHE_CUDA_CHECK(cudaMemcpy2DAsync(data, block_bytes, source, source_words * 8, block_bytes, batch,
+                                   cudaMemcpyDeviceToDevice, s));
+  plan_.inverse_batch(data, rows, batch, {s});
+}
+
 std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::begin_mod_down(int level, std::size_t count,
-                                                                     std::uint64_t* p_rows, cudaStream_t s) const {
+                                                                     std::uint64_t* p_rows, cudaStream_t s,
+                                                                     const std::uint64_t* p_source,
+                                                                     std::size_t p_source_words) const {
   const cuda::LevelConstants& c = level_constants(level);
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   std::uint64_t* conv = converted_.data();
   // Every part's P rows to coefficient form in one batch, convert to the Q
   // rows in one launch, back to NTT form in one batch.
-  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, count, {s});
+  const ntt::RowRange p_range{q_rows_, p_rows_};
+  if (p_source) {
+    inverse_into(p_source, p_source_words, p_rows, p_range, count, s);
+  } else {
+    plan_.inverse_batch(p_rows, p_range, count, {s});
+  }
   cuda::launch_conversion(c.mod_down.conversion, p_rows, p_rows_ * n_, conv, rows * n_, static_cast<int>(count),
                           log_n_, s);
   return forward_for_finish(conv, {static_cast<std::size_t>(level), rows}, count, s);
@@ -146,20 +159,17 @@ void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCip
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t kept = q_rows_ - first - 1, sources = p_rows_ + 1;
-  const std::size_t part_pitch = extended_sum.part_words() * 8, row = n_ * 8;
+  const std::size_t part_words = extended_sum.part_words(), row = n_ * 8;
   // In accumulators_: both parts' P rows, both parts' row `level` (each set
-  // back to back, so one inverse call transforms it), then per part the
-  // conversion's sources in the schedule's order (P rows, row `level`).
+  // back to back, each inverse reading the parts' rows where they are), then
+  // per part the conversion's sources in the schedule's order (P rows, row
+  // `level`).
   if ((4 * p_rows_ + 4) * n_ > accumulators_.size()) throw std::logic_error("mod_down_rescale: workspace too small");
   std::uint64_t* p_rows = accumulators_.data();
   std::uint64_t* level_rows = p_rows + 2 * p_rows_ * n_;
   std::uint64_t* source = level_rows + 2 * n_;
-  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * row, extended_sum.part(0) + (kept + 1) * n_, part_pitch,
-                                   p_rows_ * row, 2, cudaMemcpyDeviceToDevice, stream()));
-  FHE_CUDA_CHECK(cudaMemcpy2DAsync(level_rows, row, extended_sum.part(0), part_pitch, row, 2,
-                                   cudaMemcpyDeviceToDevice, stream()));
-  plan_.inverse_batch(p_rows, {q_rows_, p_rows_}, 2, {stream()});
-  plan_.inverse_batch(level_rows, {first, 1}, 2, {stream()});
+  inverse_into(extended_sum.part(0) + (kept + 1) * n_, part_words, p_rows, {q_rows_, p_rows_}, 2, stream());
+  inverse_into(extended_sum.part(0), part_words, level_rows, {first, 1}, 2, stream());
   FHE_CUDA_CHECK(cudaMemcpy2DAsync(source, sources * row, p_rows, p_rows_ * row, p_rows_ * row, 2,
                                    cudaMemcpyDeviceToDevice, stream()));
   FHE_CUDA_CHECK(cudaMemcpy2DAsync(source + p_rows_ * n_, sources * row, level_rows, row, row, 2,
@@ -181,16 +191,15 @@ void CudaEvaluator::mod_down_copied(const CudaCiphertext& extended, std::size_t 
                                     CudaCiphertext& out) const {
   const int level = extended.level;
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
-  // The parts' P rows back to back, as mod_down_parts wants them.
-  std::uint64_t* p_rows = accumulators_.data();
-  const std::size_t part_pitch = extended.part_words() * 8;
-  FHE_CUDA_CHECK(cudaMemcpy2DAsync(p_rows, p_rows_ * n_ * 8, extended.part(first_part) + rows * n_, part_pitch,
-                                   p_rows_ * n_ * 8, count, cudaMemcpyDeviceToDevice, stream()));
   ModDownPart parts[2];
   for (std::size_t i = 0; i < count; ++i) {
     parts[i] = {extended.part(first_part + i), out.part(first_part + i), nullptr};
   }
-  mod_down_parts(level, std::span<const ModDownPart>(parts, count), p_rows);
+  // The parts' P rows' inverse reads them where they are and writes them
+  // back to back into the workspace, as the conversion wants them.
+  const auto region = begin_mod_down(level, count, accumulators_.data(), stream(),
+                                     extended.part(first_part) + rows * n_, extended.part_words());
+  end_mod_down(region, level, std::span<const ModDownPart>(parts, count));
 }
 
 }  // namespace fhe

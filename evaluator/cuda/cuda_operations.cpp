@@ -146,9 +146,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
   // RnsScaleDown::apply step for step: each part's dropped row (id level,
   // its first) to coefficient form, the centred conversion to the kept rows,
   // back to NTT form, the finish.
-  FHE_CUDA_CHECK(cudaMemcpy2DAsync(dropped, n_ * 8, a.data(), a.part_words() * 8, n_ * 8, a.parts,
-                                   cudaMemcpyDeviceToDevice, stream()));
-  plan_.inverse_batch(dropped, {first, 1}, a.parts, {stream()});
+  inverse_into(a.data(), a.part_words(), dropped, {first, 1}, a.parts, stream());
   // The conversion of one dropped prime is a centred lift, which the kept
   // rows' first forward pass applies as it loads the dropped row: the kept
   // rows are not written untransformed and read back.

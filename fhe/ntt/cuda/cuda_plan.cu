@@ -160,7 +160,7 @@ class CudaPlan final : public NttPlan {
 
   // inverse_batch_out_of_place (cuda_plans.h).
   bool inverse_out_of_place(const std::uint64_t* source, std::uint64_t* data, RowRange rows, std::size_t batch,
-                            cudaStream_t stream) const {
+                            std::size_t source_batch_words, cudaStream_t stream) const {
     check_rows(rows);
     if (inverse_launches_.empty() || inverse_launches_.front().kernel != gpu::KernelKind::shared_region) {
       return false;
@@ -168,9 +168,11 @@ class CudaPlan final : public NttPlan {
     if (rows.count == 0 || batch == 0) return true;
     fhe::cuda::DeviceGuard guard(device_index_);
     if (word_ == WordType::int64) {
-      enqueue_passes(tables64_, data, rows, batch, stream, false, inverse_launches_.size(), nullptr, source);
+      enqueue_passes(tables64_, data, rows, batch, stream, false, inverse_launches_.size(), nullptr,
+                     {source, source_batch_words});
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, false, inverse_launches_.size(), nullptr, source);
+      enqueue_passes(tables32_, data, rows, batch, stream, false, inverse_launches_.size(), nullptr,
+                     {source, source_batch_words});
     }
     return true;
   }
@@ -195,16 +197,22 @@ class CudaPlan final : public NttPlan {
                                                region.is_wide ? 8 : 4, false)
                                  .tiles_per_block;
     if (region.is_wide) {
-      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
+      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
       region.wide = pass_args(tables64_, earlier, data, rows, batch, true, skip_starts);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, nullptr, lift);
+      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
       region.narrow = pass_args(tables32_, earlier, data, rows, batch, true, skip_starts);
     }
     return region;
   }
 
  private:
+  // Where an out-of-place inverse's first pass reads (PassArgs::source).
+  struct FirstSource {
+    const std::uint64_t* words = nullptr;
+    std::size_t batch_words = 0;
+  };
+
   // The first `launch_count` passes of the direction's schedule; the
   // first reads `first_source` when it is given (an out-of-place inverse,
   // whose first pass is the shared region) or lifts `first_lift`'s rows (a
@@ -212,7 +220,7 @@ class CudaPlan final : public NttPlan {
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
                       std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
-                      const std::uint32_t* skip_starts, const std::uint64_t* first_source = nullptr,
+                      const std::uint32_t* skip_starts, FirstSource first_source = {},
                       const gpu::CentredLift* first_lift = nullptr) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const std::size_t data_rows = rows.count * batch;
@@ -229,7 +237,8 @@ class CudaPlan final : public NttPlan {
       } else {
         gpu::PassArgs<Word> args = pass_args(tables, i, data, rows, batch, forward, skip_starts);
         if (i == 0) {
-          args.source = first_source;
+          args.source = first_source.words;
+          args.source_batch_words = first_source.batch_words;
           if (first_lift) args.lift = *first_lift;
         }
         if (launch.kernel == gpu::KernelKind::global_pass) {
@@ -304,10 +313,12 @@ std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& pla
 }
 
 bool inverse_batch_out_of_place(const NttPlan& plan, const std::uint64_t* source, std::uint64_t* data,
-                                RowRange rows, std::size_t batch, StreamHandle stream) {
+                                RowRange rows, std::size_t batch, StreamHandle stream,
+                                std::size_t source_batch_words) {
   const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
   if (!cuda_plan) return false;
-  return cuda_plan->inverse_out_of_place(source, data, rows, batch, static_cast<cudaStream_t>(stream.native));
+  return cuda_plan->inverse_out_of_place(source, data, rows, batch, source_batch_words,
+                                         static_cast<cudaStream_t>(stream.native));
 }
 
 void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,

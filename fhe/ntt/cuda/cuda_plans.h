@@ -44,13 +44,16 @@ std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& pla
                                                               const std::uint32_t* skip_starts = nullptr,
                                                               const gpu::CentredLift* lift = nullptr);
 
-// inverse_batch(data, rows, batch) of `source`'s words (the same layout,
-// not overlapping `data`) with the result in `data`, `source` unchanged,
-// when the plan's inverse starts with the shared-memory region (every CUDA
-// backend but radix2_indexed): that first launch reads `source`, so the
-// caller needs no copy. Returns false and enqueues nothing otherwise.
+// inverse_batch(data, rows, batch) of `source`'s words (not overlapping
+// `data`) with the result in `data`, `source` unchanged, when the plan's
+// inverse starts with the shared-memory region (every CUDA backend but
+// radix2_indexed): that first launch reads `source`, so the caller needs no
+// copy. Batch block b's rows.count rows start b * source_batch_words words
+// into `source` (0: rows.count * N, the layout of `data`; e.g. a strip of
+// rows of every ciphertext part). Returns false and enqueues nothing otherwise.
 bool inverse_batch_out_of_place(const NttPlan& plan, const std::uint64_t* source, std::uint64_t* data,
-                                RowRange rows, std::size_t batch, StreamHandle stream);
+                                RowRange rows, std::size_t batch, StreamHandle stream,
+                                std::size_t source_batch_words = 0);
 
 // forward_batch(data, rows, batch) whose passes may leave the rows of
 // skip_starts untransformed (their words are unspecified afterwards): the

@@ -231,10 +231,13 @@ struct PassArgs {
   // block. A device array of batch_count + 1 entries; null skips nothing.
   // Such rows hold unspecified words afterwards.
   const std::uint32_t* skip_starts = nullptr;
-  // The input rows of an inverse transform run out of place (same layout
-  // as `data`): its first launch, the shared-memory region, reads them and
-  // writes `data`, so the caller needs no copy. Null: in place.
+  // The input rows of an inverse transform run out of place: its first
+  // launch, the shared-memory region, reads them and writes `data`, so the
+  // caller needs no copy. Null: in place. Batch block b's rows start
+  // source_batch_words words after block b - 1's (0: batch_rows rows, the
+  // layout of `data`), so the rows can be a strip of each ciphertext part.
   const std::uint64_t* source = nullptr;
+  std::uint64_t source_batch_words = 0;
   // A forward transform's input lifted from one row per batch block (the
   // first launch, a global pass, reads `lift.rows` instead of `data`).
   CentredLift lift{};
@@ -251,10 +254,16 @@ FHE_HD std::uint32_t visit_index(const PassArgs<Word>& a, std::uint32_t index, s
   return a.rows_ascending ? index : last_first(index, count);
 }
 
-// The words a launch reads: `source` when it is set, else `data`.
+// The word a launch reads for the word `offset` words into `data`: in
+// `source` when it is set (at its batch stride), else in `data`.
 template <typename Word>
-FHE_HD const std::uint64_t* input_words(const PassArgs<Word>& a) {
-  return a.source != nullptr ? a.source : a.data;
+FHE_HD const std::uint64_t* input_at(const PassArgs<Word>& a, std::size_t offset) {
+  if (a.source == nullptr) return a.data + offset;
+  if (a.source_batch_words == 0) return a.source + offset;
+  const auto data_row = static_cast<std::uint32_t>(offset >> a.log_n);
+  const std::uint32_t block = a.batch_rows.quotient(data_row);
+  const std::size_t in_block = offset - (static_cast<std::size_t>(block * a.batch_rows.value) << a.log_n);
+  return a.source + block * a.source_batch_words + in_block;
 }
 
 // A plan's last forward pass when it is the shared-memory region, for a

@@ -130,10 +130,10 @@ FHE_HD std::uint64_t* tile_data(const PassArgs<Word>& a, const TileThread& th) {
   return a.data + static_cast<std::size_t>(th.global_tile) * kTileWords;
 }
 
-// The thread's tile of the words the launch reads (input_words).
+// The thread's tile of the words the launch reads (input_at).
 template <typename Word>
 FHE_HD const std::uint64_t* tile_input(const PassArgs<Word>& a, const TileThread& th) {
-  return input_words(a) + static_cast<std::size_t>(th.global_tile) * kTileWords;
+  return input_at(a, static_cast<std::size_t>(th.global_tile) * kTileWords);
 }
 
 // A tile's 256 stored words are 16 lines of 128 bytes, one a lane. Once
@@ -243,7 +243,7 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
                          store_two(a.data + offset, first, second);
                        } else {
                          std::uint64_t x, y;
-                         load_two(input_words(a) + offset, x, y);
+                         load_two(input_at(a, offset), x, y);
                          first = static_cast<Word>(x);
                          second = static_cast<Word>(y);
                        }

@@ -41,11 +41,13 @@ class KernelEmulator {
   // first `launch_count` passes when it is given, leaving the rows of
   // skip_starts (host memory here) where the kernels do. With
   // first_source, the first pass reads it instead of `data` (the CUDA
-  // plan's out-of-place inverse); with first_lift, it lifts that lift's
-  // rows (PassArgs::lift).
+  // plan's out-of-place inverse; its batch blocks first_source_batch_words
+  // apart, 0: data's layout); with first_lift, it lifts that lift's rows
+  // (PassArgs::lift).
   void run(std::vector<std::uint64_t>& data, ntt::RowRange rows, bool forward, std::size_t batch = 1,
            std::size_t launch_count = SIZE_MAX, const std::uint32_t* skip_starts = nullptr,
-           const std::uint64_t* first_source = nullptr, const ntt::gpu::CentredLift* first_lift = nullptr) {
+           const std::uint64_t* first_source = nullptr, const ntt::gpu::CentredLift* first_lift = nullptr,
+           std::size_t first_source_batch_words = 0) {
     const std::size_t data_rows = rows.count * batch;
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, forward);
     for (std::size_t i = 0; i < launches.size() && i < launch_count; ++i) {
@@ -73,6 +75,7 @@ class KernelEmulator {
       ntt::gpu::PassArgs<Word> args = pass_args(launch, data, rows, batch, forward, skip_starts);
       if (i == 0) {
         args.source = first_source;
+        args.source_batch_words = first_source_batch_words;
         if (first_lift) args.lift = *first_lift;
       }
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {

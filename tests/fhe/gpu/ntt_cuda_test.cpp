@@ -199,8 +199,9 @@ TEST(NttCuda, BatchedBlocksMatchTheOracle) {
 }
 
 // inverse_batch_out_of_place: the words of the in-place inverse in the
-// destination, the source untouched; radix2_indexed (no region first)
-// declines and enqueues nothing.
+// destination, the source untouched, read from data's layout and from a
+// strip of rows of larger blocks (source_batch_words); radix2_indexed (no
+// region first) declines and enqueues nothing.
 TEST(NttCuda, InverseOutOfPlaceMatchesTheOracle) {
   SKIP_WITHOUT_GPU();
   constexpr std::size_t kBatch = 2;
@@ -210,24 +211,36 @@ TEST(NttCuda, InverseOutOfPlaceMatchesTheOracle) {
     const Words filler(input.size(), 12345);
     Words expected = input;
     in.oracle->inverse_batch(expected.data(), in.rows, kBatch);
+    // Each block's rows one row into a block of two more rows (filler).
+    const std::size_t n = std::size_t{1} << in.preset.log_n, block_words = in.rows.count * n;
+    const std::size_t stride = block_words + 2 * n;
+    Words strip(kBatch * stride, 777);
+    for (std::size_t b = 0; b < kBatch; ++b) {
+      std::copy_n(input.begin() + b * block_words, block_words, strip.begin() + b * stride + n);
+    }
     for (const auto& backend : fhe::ntt::all_backends()) {
       if (!fhe::ntt::compatibility(backend, in.preset.log_n).compatible) continue;
       auto plan = fhe::ntt::make_plan(backend.name, kGpu, in.preset.log_n, in.moduli, in.preset.word);
-      fhe::cuda::Stream stream;
-      fhe::cuda::DeviceBuffer<std::uint64_t> source(input.size()), destination(input.size());
-      source.upload(input);
-      destination.upload(filler);
-      const bool ran = fhe::ntt::inverse_batch_out_of_place(*plan, source.data(), destination.data(), in.rows, kBatch,
-                                                            {stream.get()});
-      stream.synchronize();
-      EXPECT_EQ(count_mismatches(source.download(), input), 0u) << backend.name << ": the source changed";
-      if (backend.name == fhe::ntt::kOracleBackend) {
-        EXPECT_FALSE(ran);
-        EXPECT_EQ(count_mismatches(destination.download(), filler), 0u);
-        continue;
+      for (const bool strided : {false, true}) {
+        const Words& words = strided ? strip : input;
+        fhe::cuda::Stream stream;
+        fhe::cuda::DeviceBuffer<std::uint64_t> source(words.size()), destination(input.size());
+        source.upload(words);
+        destination.upload(filler);
+        const bool ran = fhe::ntt::inverse_batch_out_of_place(*plan, source.data() + (strided ? n : 0),
+                                                              destination.data(), in.rows, kBatch, {stream.get()},
+                                                              strided ? stride : 0);
+        stream.synchronize();
+        EXPECT_EQ(count_mismatches(source.download(), words), 0u) << backend.name << ": the source changed";
+        if (backend.name == fhe::ntt::kOracleBackend) {
+          EXPECT_FALSE(ran);
+          EXPECT_EQ(count_mismatches(destination.download(), filler), 0u);
+          continue;
+        }
+        EXPECT_TRUE(ran) << backend.name;
+        EXPECT_EQ(count_mismatches(destination.download(), expected), 0u)
+            << backend.name << " out of place, strided " << strided;
       }
-      EXPECT_TRUE(ran) << backend.name;
-      EXPECT_EQ(count_mismatches(destination.download(), expected), 0u) << backend.name << " out of place";
     }
   }
 }

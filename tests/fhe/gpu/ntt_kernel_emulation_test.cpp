@@ -10,6 +10,7 @@
 // launch shapes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <random>
 #include <utility>
@@ -126,7 +127,8 @@ TEST(NttKernelEmulation, BatchedForwardSkipsTheGivenRows) {
 // first launch, the shared region, reads `source`): the in-place inverse's
 // words in `data`, whatever `data` held, and `source` untouched; with the
 // split region kernels (few rows on a large device) and without, 64- and
-// 32-bit words, a batch of two blocks.
+// 32-bit words, a batch of two blocks, read from a source of data's layout
+// and from blocks three rows apart (a strip of rows of each ciphertext part).
 TEST(NttKernelEmulation, InverseOutOfPlaceMatchesInPlace) {
   using fhe::testing::ntt_moduli;
   int checked = 0;
@@ -144,34 +146,43 @@ TEST(NttKernelEmulation, InverseOutOfPlaceMatchesInPlace) {
           const auto block = fhe::ntt::random_rows(*oracle, rows, 60 + log_n + b);
           source.insert(source.end(), block.begin(), block.end());
         }
-        const std::vector<std::uint64_t> kept = source;
+        // The same blocks one row into blocks of rows.count + 3 rows of garbage.
+        const std::size_t n = std::size_t{1} << log_n, block_words = rows.count * n, stride = block_words + 3 * n;
+        std::mt19937_64 garbage(5);
+        std::vector<std::uint64_t> strided(batch * stride);
+        for (auto& w : strided) w = garbage();
+        for (std::size_t b = 0; b < batch; ++b) {
+          std::copy_n(source.begin() + b * block_words, block_words, strided.begin() + b * stride + n);
+        }
+        const std::vector<std::uint64_t> kept = source, kept_strided = strided;
         for (const int sm_count : {132, 1}) {
-          const auto run = [&](std::vector<std::uint64_t>& data, const std::uint64_t* from) {
+          const auto run = [&](std::vector<std::uint64_t>& data, const std::uint64_t* from, std::size_t from_stride) {
             if (wide) {
               fhe::testing::KernelEmulator<std::uint64_t>(backend, log_n, moduli, sm_count)
-                  .run(data, rows, false, batch, SIZE_MAX, nullptr, from);
+                  .run(data, rows, false, batch, SIZE_MAX, nullptr, from, nullptr, from_stride);
             } else {
               fhe::testing::KernelEmulator<std::uint32_t>(backend, log_n, moduli, sm_count)
-                  .run(data, rows, false, batch, SIZE_MAX, nullptr, from);
+                  .run(data, rows, false, batch, SIZE_MAX, nullptr, from, nullptr, from_stride);
             }
           };
           std::vector<std::uint64_t> expected = source;
-          run(expected, nullptr);
-          std::mt19937_64 garbage(5);
-          std::vector<std::uint64_t> actual(source.size());
-          for (auto& w : actual) w = garbage();
-          run(actual, source.data());
-          EXPECT_TRUE(actual == expected) << backend.name << ", logN " << log_n << ", wide " << wide << ", sm "
-                                          << sm_count;
-          EXPECT_TRUE(source == kept) << backend.name << ": the source was written";
-          ++checked;
+          run(expected, nullptr, 0);
+          for (const bool strip : {false, true}) {
+            std::vector<std::uint64_t> actual(source.size());
+            for (auto& w : actual) w = garbage();
+            run(actual, strip ? strided.data() + n : source.data(), strip ? stride : 0);
+            EXPECT_TRUE(actual == expected) << backend.name << ", logN " << log_n << ", wide " << wide << ", sm "
+                                            << sm_count << ", strip " << strip;
+            ++checked;
+          }
+          EXPECT_TRUE(source == kept && strided == kept_strided) << backend.name << ": the source was written";
         }
       }
     }
   }
   // logN 10: 4 backends with a region (radix4 too); logN 12: 6 (radix8,
-  // radix16 too); each 64- and 32-bit on two devices.
-  EXPECT_EQ(checked, (4 + 6) * 2 * 2);
+  // radix16 too); each 64- and 32-bit on two devices, two source layouts.
+  EXPECT_EQ(checked, (4 + 6) * 2 * 2 * 2);
 }
 
 // A forward transform whose first pass lifts its input (PassArgs::lift, the
