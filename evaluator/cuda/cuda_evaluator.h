@@ -264,11 +264,6 @@ class CudaEvaluator {
   void fused_key_switch(const ntt::gpu::ForwardRegion& region, const cuda::RotationTerm& term,
                         const cuda::ExtendedSumArgs& args, const cuda::TermOutput& out,
                         std::span<const ModDownPart> parts) const;
-  // Parts [first_part, first_part + count) (count <= 2) of an extended ciphertext down to
-  // Q, into the same parts of `out`; `extended` stays intact (its P rows'
-  // inverse reads them and writes the workspace).
-  void mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,
-                       CudaCiphertext& out) const;
   // `batch` blocks of `rows` to coefficient form in `data` (rows.count rows
   // a block, back to back), read from `source`, whose blocks start
   // source_words apart (a strip of rows of each ciphertext part): out of

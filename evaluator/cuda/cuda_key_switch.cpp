@@ -142,10 +142,19 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
   check_extended(extended_sum, "mod_down");
   check_output(out, "mod_down");
   if (extended_sum.parts != 2) throw InvalidArgument("mod_down: a 2-part extended sum was expected");
+  const int level = extended_sum.level;
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   out.parts = 2;
-  out.level = extended_sum.level;
+  out.level = level;
   out.scale = extended_sum.scale;
-  mod_down_copied(extended_sum, 0, 2, out);
+  const ModDownPart parts[2] = {{extended_sum.part(0), out.part(0), nullptr},
+                                {extended_sum.part(1), out.part(1), nullptr}};
+  // The parts' P rows' inverse reads them where they are and writes them
+  // back to back into the workspace, as the conversion wants them: the sum
+  // stays intact.
+  const auto region = begin_mod_down(level, 2, accumulators_.data(), stream(), extended_sum.part(0) + rows * n_,
+                                     extended_sum.part_words());
+  end_mod_down(region, level, parts);
 }
 
 void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
@@ -185,21 +194,6 @@ void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCip
   }
   const ntt::RowRange kept_rows{first + 1, kept};
   finish_scale_down(forward_for_finish(conv, kept_rows, 2, stream()), c.mod_down_rescale, kept_rows, items, 2);
-}
-
-void CudaEvaluator::mod_down_copied(const CudaCiphertext& extended, std::size_t first_part, std::size_t count,
-                                    CudaCiphertext& out) const {
-  const int level = extended.level;
-  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
-  ModDownPart parts[2];
-  for (std::size_t i = 0; i < count; ++i) {
-    parts[i] = {extended.part(first_part + i), out.part(first_part + i), nullptr};
-  }
-  // The parts' P rows' inverse reads them where they are and writes them
-  // back to back into the workspace, as the conversion wants them.
-  const auto region = begin_mod_down(level, count, accumulators_.data(), stream(),
-                                     extended.part(first_part) + rows * n_, extended.part_words());
-  end_mod_down(region, level, std::span<const ModDownPart>(parts, count));
 }
 
 }  // namespace fhe

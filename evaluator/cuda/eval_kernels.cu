@@ -81,12 +81,13 @@ constexpr int kModUpTargetsPerSlice = 40;
 constexpr int kScaleDownTargetsPerSlice = 12;
 
 // After a one-slice launch (each source word read by one thread: words k
-// and k + N/2 of every source row), the first lane of each 16-thread run
-// drops the run's line of every source row from L2 (discard_line_from_l2),
-// once the warp barrier says all its lanes have their words.
+// and k + N/2 of every source row), the first lane of each run of
+// kWordsPerL2Line threads drops the run's line of every source row from L2
+// (discard_line_from_l2), once the warp barrier says all its lanes have
+// their words.
 __device__ void drop_source_lines(const DeviceConversion& c, const u64* source, std::size_t k, int log_n) {
   __syncwarp();
-  if (k % 16 != 0) return;
+  if (k % ntt::gpu::kWordsPerL2Line != 0) return;
   const std::size_t n = std::size_t{1} << log_n;
   for (int i = 0; i < c.sources; ++i) {
     const u64* row = source + static_cast<std::size_t>(c.source_offset_rows + i) * n;

@@ -57,6 +57,9 @@ FHE_HD double load_fp64(const double* p) {
 #endif
 }
 
+// 8-byte words in one 128-byte L2 line: the unit discard_line_from_l2 drops.
+inline constexpr std::uint32_t kWordsPerL2Line = 16;
+
 // Drops the 128-byte line at `line` (128-byte aligned) from L2 without
 // writing it back (discard.global.L2; sm_80 and later): for scratch words
 // that were just read for the last time, so their dirty lines cost no DRAM

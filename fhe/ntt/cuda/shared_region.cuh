@@ -140,9 +140,9 @@ FHE_HD const std::uint64_t* tile_input(const PassArgs<Word>& a, const TileThread
 // every lane of the tile has loaded its words (a warp or block barrier
 // after forward_columns), lane l may drop line l from L2 where the tile is
 // scratch read for the last time (discard_line_from_l2).
-static_assert(kThreadsPerTile * 16 == kTileWords, "one 16-word line a lane");
+static_assert(kThreadsPerTile * kWordsPerL2Line == kTileWords, "one line a lane");
 FHE_HD void discard_tile_line(const std::uint64_t* tile, std::uint32_t lane) {
-  discard_line_from_l2(tile + 16 * static_cast<std::size_t>(lane));
+  discard_line_from_l2(tile + kWordsPerL2Line * static_cast<std::size_t>(lane));
 }
 
 template <typename Word>
