@@ -95,18 +95,35 @@ class CudaPlan final : public NttPlan {
         fp64_rows += gpu::fp64_row(backend_, moduli_[r]) ? 1 : 0;
       }
     }
-    std::vector<LaunchDescription> out = describe_schedule_passes(schedule_, rows, word_, forward, fp64_rows);
+    const std::vector<LaunchDescription> passes =
+        describe_schedule_passes(schedule_, rows, word_, forward, fp64_rows);
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
+    const std::size_t word_bytes = word_ == WordType::int64 ? 8 : 4;
     fhe::cuda::DeviceGuard guard(device_index_);
+    std::vector<LaunchDescription> out;
     for (std::size_t i = 0; i < launches.size(); ++i) {
       const gpu::PassLaunch& launch = launches[i];
-      const std::size_t word_bytes = word_ == WordType::int64 ? 8 : 4;
-      const gpu::LaunchShape shape =
-          gpu::launch_shape(launch, log_n(), rows.count, sm_count_, word_bytes);
-      const gpu::KernelResources resources = word_ == WordType::int64
-                                                 ? kernel_resources<std::uint64_t>(launch, forward, shape)
-                                                 : kernel_resources<std::uint32_t>(launch, forward, shape);
-      LaunchDescription& d = out[i];
+      LaunchDescription d = passes[i];
+      gpu::LaunchShape shape = gpu::launch_shape(launch, log_n(), rows.count, sm_count_, word_bytes);
+      gpu::KernelResources resources;
+      if (gpu::runs_pass_with_region(launches, i, forward, log_n(), rows.count, sm_count_, word_bytes, false)) {
+        // One launch for the pass and the region: their stages and twiddles,
+        // the data once in and out.
+        const gpu::PassLaunch& pass = launches[forward ? i : i + 1];
+        const bool consecutive = launches[forward ? i + 1 : i].address.consecutive;
+        const LaunchDescription& other = passes[++i];
+        shape = gpu::pass_region_shape(pass.stage_count, log_n(), rows.count, word_bytes);
+        resources = word_ == WordType::int64
+                        ? gpu::pass_region_resources<std::uint64_t>(pass.stage_count, consecutive, forward, shape)
+                        : gpu::pass_region_resources<std::uint32_t>(pass.stage_count, consecutive, forward, shape);
+        d.pass_kind = PassKind::shared_region;
+        d.first_stage = pass.first_stage;
+        d.stage_count += other.stage_count;
+        d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
+      } else {
+        resources = word_ == WordType::int64 ? kernel_resources<std::uint64_t>(launch, forward, shape)
+                                             : kernel_resources<std::uint32_t>(launch, forward, shape);
+      }
       d.kernel = resources.name;
       d.grid[0] = shape.grid_x;
       d.grid[1] = shape.grid_y;
@@ -120,6 +137,7 @@ class CudaPlan final : public NttPlan {
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
         d.modelled_dram_bytes += (n() / 2) * sizeof(gpu::IndexEntry);  // shared by all rows
       }
+      out.push_back(std::move(d));
     }
     return out;
   }
@@ -198,10 +216,10 @@ class CudaPlan final : public NttPlan {
                                  .tiles_per_block;
     if (region.is_wide) {
       enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
-      region.wide = pass_args(tables64_, earlier, data, rows, batch, true, skip_starts);
+      region.wide = pass_args(tables64_, earlier, earlier, data, rows, batch, true, skip_starts);
     } else {
       enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
-      region.narrow = pass_args(tables32_, earlier, data, rows, batch, true, skip_starts);
+      region.narrow = pass_args(tables32_, earlier, earlier, data, rows, batch, true, skip_starts);
     }
     return region;
   }
@@ -216,7 +234,8 @@ class CudaPlan final : public NttPlan {
   // The first `launch_count` passes of the direction's schedule; the
   // first reads `first_source` when it is given (an out-of-place inverse,
   // whose first pass is the shared region) or lifts `first_lift`'s rows (a
-  // forward whose first pass is a global pass).
+  // forward whose first pass is a global pass). The pass next to the
+  // region runs in the region's launch where runs_pass_with_region says so.
   template <typename Word>
   void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
                       std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
@@ -224,27 +243,39 @@ class CudaPlan final : public NttPlan {
                       const gpu::CentredLift* first_lift = nullptr) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const std::size_t data_rows = rows.count * batch;
-    for (std::size_t i = 0; i < launch_count; ++i) {
+    // `order` counts the launches issued, which alternate their row order.
+    for (std::size_t i = 0, order = 0; i < launch_count; ++i, ++order) {
       const gpu::PassLaunch& launch = launches[i];
       cudaError_t status = cudaSuccess;
-      const gpu::LaunchShape shape =
-          gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true, skip_starts != nullptr);
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
+        const gpu::LaunchShape shape = gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true,
+                                                         skip_starts != nullptr);
         const gpu::IndexedStageArgs<Word> args = gpu::make_indexed_stage_args(
             launch, data, forward ? tables.forward.data() : tables.inverse.data(), tables.constants.data(),
             tables.stride, index_entries_.data(), rows, log_n(), skip_starts);
         status = gpu::launch_indexed_stage(args, forward, shape, stream);
       } else {
-        gpu::PassArgs<Word> args = pass_args(tables, i, data, rows, batch, forward, skip_starts);
+        gpu::PassArgs<Word> args = pass_args(tables, i, order, data, rows, batch, forward, skip_starts);
         if (i == 0) {
           args.source = first_source.words;
           args.source_batch_words = first_source.batch_words;
           if (first_lift) args.lift = *first_lift;
         }
-        if (launch.kernel == gpu::KernelKind::global_pass) {
-          status = gpu::launch_global_pass(args, forward, shape, stream);
+        if (i + 1 < launch_count && gpu::runs_pass_with_region(launches, i, forward, log_n(), data_rows, sm_count_,
+                                                               sizeof(Word), first_lift != nullptr)) {
+          const gpu::PassArgs<Word> next = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
+          const gpu::PassArgs<Word>& pass = forward ? args : next;
+          const gpu::PassArgs<Word>& region = forward ? next : args;
+          status = gpu::launch_pass_region(
+              pass, region, forward, gpu::pass_region_shape(static_cast<int>(pass.stage_count), log_n(), data_rows,
+                                                            sizeof(Word)),
+              stream);
         } else {
-          status = gpu::launch_shared_region(args, forward, shape, stream);
+          const gpu::LaunchShape shape =
+              gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true, skip_starts != nullptr);
+          status = launch.kernel == gpu::KernelKind::global_pass
+                       ? gpu::launch_global_pass(args, forward, shape, stream)
+                       : gpu::launch_shared_region(args, forward, shape, stream);
         }
       }
       if (status == cudaSuccess) status = cudaGetLastError();
@@ -256,18 +287,18 @@ class CudaPlan final : public NttPlan {
     }
   }
 
-  // The arguments of launch `index` of the direction's schedule, with its
-  // row order (gpu::rows_ascending over the launch's 64-bit slots, for
-  // either word type).
+  // The arguments of launch `index` of the direction's schedule, issued as
+  // launch `order` of the transform (gpu::rows_ascending over the launch's
+  // 64-bit slots, for either word type).
   template <typename Word>
-  gpu::PassArgs<Word> pass_args(const DeviceTables<Word>& tables, std::size_t index, std::uint64_t* data,
-                                RowRange rows, std::size_t batch, bool forward,
+  gpu::PassArgs<Word> pass_args(const DeviceTables<Word>& tables, std::size_t index, std::size_t order,
+                                std::uint64_t* data, RowRange rows, std::size_t batch, bool forward,
                                 const std::uint32_t* skip_starts) const {
     const gpu::PassLaunch& launch = (forward ? forward_launches_ : inverse_launches_)[index];
     gpu::PassArgs<Word> args =
         gpu::make_pass_args(launch, data, forward ? tables.forward.data() : tables.inverse.data(),
                             tables.constants.data(), tables.stride, rows, batch, log_n(), skip_starts);
-    args.rows_ascending = gpu::rows_ascending(index, ((rows.count * batch) << log_n()) * sizeof(std::uint64_t),
+    args.rows_ascending = gpu::rows_ascending(order, ((rows.count * batch) << log_n()) * sizeof(std::uint64_t),
                                               static_cast<std::size_t>(l2_bytes_));
     return args;
   }

@@ -68,6 +68,14 @@ cudaError_t launch_shared_region(const PassArgs<Word>& args, bool forward, const
 template <typename Word>
 KernelResources shared_region_resources(int stage_count, bool consecutive, bool forward, const LaunchShape& shape);
 
+// A global pass and the shared region in one launch (runs_pass_with_region,
+// pass_region_shape): `pass` and `region` are the two launches' arguments.
+template <typename Word>
+cudaError_t launch_pass_region(const PassArgs<Word>& pass, const PassArgs<Word>& region, bool forward,
+                               const LaunchShape& shape, cudaStream_t stream);
+template <typename Word>
+KernelResources pass_region_resources(int pass_stages, bool consecutive, bool forward, const LaunchShape& shape);
+
 template <typename Word>
 cudaError_t launch_indexed_stage(const IndexedStageArgs<Word>& args, bool forward,
                           const LaunchShape& shape, cudaStream_t stream);

@@ -151,32 +151,36 @@ FHE_HD const TwiddlePair<Word>* row_twiddles(const PassArgs<Word>& a, const Tile
 }
 
 // Forward phase 1: columns from global memory (8-byte loads, coalesced across
-// the 16 lanes), local stages 0-3, into shared memory.
+// the 16 lanes), local stages 0-3, into shared memory. FromShared: the
+// tile is in shared memory already, as stored (the pass before the region
+// ran in the same block, pass_region.cuh).
 // The phases' `_at` forms run a tile the caller chose (the evaluator's fused
 // ModUp and key inner product); the others locate it from the block.
-template <typename Word, int Skip, bool Consecutive>
+template <typename Word, int Skip, bool Consecutive, bool FromShared = false>
 FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const std::uint64_t* tile = tile_data(a, th);
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, 4> tw;
     load_round_twiddles<0, Skip, Consecutive>(tw, a, row_twiddles(a, th), th.tile, ar);
-    wait_for_previous_kernel();  // the data is the previous pass's output
+    Word* own = shared + th.tile_in_block * kPaddedTileWords;
+    if constexpr (!FromShared) wait_for_previous_kernel();  // the data is the previous pass's output
     Word v[1][kWordsPerThread];
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = ar.loaded(tile[th.lane + 16 * k]);
+    for (int k = 0; k < kWordsPerThread; ++k) {
+      v[0][k] = ar.loaded(FromShared ? own[padded(th.lane + 16 * k)] : tile[th.lane + 16 * k]);
+    }
     tile_round<true, 0, Skip>(v, tw, a, c, ar);
-    Word* own = shared + th.tile_in_block * kPaddedTileWords;
 #pragma unroll
     for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
   });
 }
 
-template <typename Word, int Skip, bool Consecutive>
+template <typename Word, int Skip, bool Consecutive, bool FromShared = false>
 FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                             std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (th.valid) forward_columns_at<Word, Skip, Consecutive>(a, shared, th);
+  if (th.valid) forward_columns_at<Word, Skip, Consecutive, FromShared>(a, shared, th);
 }
 
 // Phase 2 of both directions: rows in shared memory, local stages 4-7
@@ -250,8 +254,10 @@ FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t bloc
                      });
 }
 
-// Inverse phase 3: columns, local stages 3-0, stored straight to global memory.
-template <typename Word, int Skip, bool Consecutive>
+// Inverse phase 3: columns, local stages 3-0, stored straight to global
+// memory, or ToShared back where they came from (the pass after the region
+// runs in the same block, pass_region.cuh).
+template <typename Word, int Skip, bool Consecutive, bool ToShared = false>
 FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                             std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
@@ -268,7 +274,14 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
     std::uint64_t* tile = tile_data(a, th);
     const bool final = region_has_stage0(a);
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) tile[th.lane + 16 * k] = ar.stored(v[0][k], final);
+    for (int k = 0; k < kWordsPerThread; ++k) {
+      const std::uint64_t word = ar.stored(v[0][k], final);
+      if constexpr (ToShared) {
+        own[padded(th.lane + 16 * k)] = static_cast<Word>(word);
+      } else {
+        tile[th.lane + 16 * k] = word;
+      }
+    }
   });
 }
 

@@ -4,6 +4,7 @@
 // addressing and arithmetic word for word.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -15,6 +16,7 @@
 #include "fhe/ntt/cuda/global_pass.cuh"
 #include "fhe/ntt/cuda/indexed_stage.cuh"
 #include "fhe/ntt/cuda/launch_plan.h"
+#include "fhe/ntt/cuda/pass_region.cuh"
 #include "fhe/ntt/cuda/shared_region.cuh"
 #include "fhe/ntt/cuda/split_region.cuh"
 #include "fhe/ntt/registry.h"
@@ -78,6 +80,14 @@ class KernelEmulator {
         args.source_batch_words = first_source_batch_words;
         if (first_lift) args.lift = *first_lift;
       }
+      if (i + 1 < std::min(launches.size(), launch_count) &&
+          ntt::gpu::runs_pass_with_region(launches, i, forward, log_n_, data_rows, sm_count_, sizeof(Word),
+                                          first_lift != nullptr)) {
+        const ntt::gpu::PassArgs<Word> next = pass_args(launches[++i], data, rows, batch, forward, skip_starts);
+        run_pass_region(forward ? args : next, forward ? next : args, forward, data_rows);
+        ++fused_launches_;
+        continue;
+      }
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
         run_global_pass(args, shape, forward);
       } else {
@@ -85,6 +95,10 @@ class KernelEmulator {
       }
     }
   }
+
+  // Pass-region launches run so far (runs_pass_with_region), so tests can
+  // tell that they covered them.
+  std::size_t fused_launches() const { return fused_launches_; }
 
   // A phase of a region kernel: (args, shared, block, tiles_per_block,
   // thread), like copy_tiles.
@@ -238,6 +252,52 @@ class KernelEmulator {
     }
   }
 
+  // The pass-region kernel's phases (pass_region_kernel.cu), the pass's
+  // bound to its own arguments.
+  void run_pass_region(const ntt::gpu::PassArgs<Word>& pass, const ntt::gpu::PassArgs<Word>& region, bool forward,
+                       std::size_t data_rows) {
+    const auto g = static_cast<int>(pass.stage_count);
+    const ntt::gpu::LaunchShape shape = ntt::gpu::pass_region_shape(g, log_n_, data_rows, sizeof(Word));
+    switch (g) {
+      case 1: return pass_region<1>(pass, region, shape, forward);
+      case 2: return pass_region<2>(pass, region, shape, forward);
+      case 3: return pass_region<3>(pass, region, shape, forward);
+      case 4: return pass_region<4>(pass, region, shape, forward);
+    }
+    throw std::logic_error("pass-region kernel of unexpected pass stage count");
+  }
+
+  template <int G>
+  void pass_region(const ntt::gpu::PassArgs<Word>& pass, const ntt::gpu::PassArgs<Word>& region,
+                   const ntt::gpu::LaunchShape& shape, bool forward) {
+    ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
+      if constexpr (Skip == 0) pass_region<G, Consecutive>(pass, region, shape, forward);
+    });
+  }
+
+  template <int G, bool Consecutive>
+  void pass_region(const ntt::gpu::PassArgs<Word>& pass, const ntt::gpu::PassArgs<Word>& region,
+                   const ntt::gpu::LaunchShape& shape, bool forward) {
+    using namespace ntt::gpu;
+    using P = RegionPhase;
+    const P pass_phase = [&pass, forward](const PassArgs<Word>& a, Word* shared, std::uint32_t block,
+                                          std::uint32_t tiles, std::uint32_t thread) {
+      const std::uint32_t first_tile = block_first_tile(a, block, tiles);
+      if (forward) {
+        pass_in_region_block<Word, G, true>(pass, shared, first_tile, thread);
+      } else {
+        pass_in_region_block<Word, G, false>(pass, shared, first_tile, thread);
+      }
+    };
+    if (forward) {
+      region_blocks(region, shape, {pass_phase, P(&forward_columns<Word, 0, Consecutive, true>),
+                                    P(&tile_rows<true, Word, 0, Consecutive>), P(&copy_tiles<Word, true>)});
+    } else {
+      region_blocks(region, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, 0, Consecutive>),
+                                    P(&inverse_columns<Word, 0, Consecutive, true>), pass_phase});
+    }
+  }
+
   // Each phase runs for every thread of the block before the next (the
   // kernel's barriers); shared memory starts as garbage, as on the device.
   void region_blocks(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
@@ -260,6 +320,7 @@ class KernelEmulator {
   ntt::gpu::HostTables<Word> tables_;
   std::vector<ntt::gpu::IndexEntry> index_;
   std::mt19937_64 garbage_{12345};
+  std::size_t fused_launches_ = 0;
 };
 
 }  // namespace fhe::testing

@@ -28,7 +28,7 @@ using fhe::ntt::RowRange;
 // Plan rows 1 and 2 of `moduli` (three primes) forward and back.
 template <typename Word>
 void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, const std::vector<std::uint64_t>& moduli,
-                   int sm_count, bool split, int* checked) {
+                   int sm_count, bool split, int* checked, std::size_t* fused) {
   const auto word = sizeof(Word) == 8 ? fhe::WordType::int64 : fhe::WordType::int32;
   const int bits = std::bit_width(moduli[2]);
   auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
@@ -54,11 +54,13 @@ void check_backend(const fhe::ntt::BackendInfo& backend, int log_n, const std::v
   EXPECT_TRUE(expected == input) << backend.name << " inverse, logN " << log_n << ", " << bits
                                  << "-bit, sm " << sm_count << ", split " << split << ", batch " << batch;
   ++*checked;
+  *fused += emulator.fused_launches();
 }
 
 TEST(NttKernelEmulation, EveryBackendMatchesOracle) {
   using fhe::testing::ntt_moduli;
   int checked = 0;
+  std::size_t fused = 0;  // pass-region launches among them (the one-SM batches at logN 11-13)
   for (int log_n = 8; log_n <= 13; ++log_n) {
     // 61 bits: the widest modulus, where the forward range 8q nears 2^64.
     // The presets' rows: a 60-bit (base or P) prime beside a 40-bit (scale) one.
@@ -69,15 +71,16 @@ TEST(NttKernelEmulation, EveryBackendMatchesOracle) {
       if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
       for (const auto [sm_count, split] : {std::pair{132, true}, std::pair{132, false}, std::pair{1, true}}) {
         for (const auto& moduli : moduli64) {
-          check_backend<std::uint64_t>(backend, log_n, moduli, sm_count, split, &checked);
+          check_backend<std::uint64_t>(backend, log_n, moduli, sm_count, split, &checked, &fused);
         }
-        check_backend<std::uint32_t>(backend, log_n, ntt_moduli(log_n, 3, 28), sm_count, split, &checked);
+        check_backend<std::uint32_t>(backend, log_n, ntt_moduli(log_n, 3, 28), sm_count, split, &checked, &fused);
       }
     }
   }
   // 4 radix-2 backends x 6 sizes, radix4 at 8/10/12, radix8 at 9/12, radix16
   // at 8/12; each with 3 shapes, 2 sets of 64-bit primes and 32-bit primes.
   EXPECT_EQ(checked, (4 * 6 + 3 + 2 + 2) * 3 * 3);
+  EXPECT_GT(fused, 0u);
 }
 
 // A batched forward with rows to skip (the ModUp's digits' own rows): every
