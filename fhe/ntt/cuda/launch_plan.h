@@ -225,26 +225,8 @@ inline LaunchShape launch_shape(const PassLaunch& launch, int log_n, std::size_t
   return shape;
 }
 
-// Whether launches i and i + 1 of a direction (`launches` in execution
-// order) run as one pass-region kernel (pass_region.cuh): the global pass
-// that ends where the region's 8 stages begin, next to the region, in a
-// launch the throughput kernels run (many rows; smaller launches keep their
-// latency and split kernels, which need no 2^G-tile blocks). A forward's
-// first pass that lifts its input (PassArgs::lift) runs alone.
-inline bool runs_pass_with_region(const std::vector<PassLaunch>& launches, std::size_t i, bool forward, int log_n,
-                                  std::size_t rows, int sm_count, std::size_t word_bytes, bool lifted_first) {
-  if (i + 1 >= launches.size() || (forward && i == 0 && lifted_first)) return false;
-  const PassLaunch& pass = launches[forward ? i : i + 1];
-  const PassLaunch& region = launches[forward ? i + 1 : i];
-  if (pass.kernel != KernelKind::global_pass || region.kernel != KernelKind::shared_region ||
-      region.stage_count != kTileBits || pass.first_stage + pass.stage_count != log_n - kTileBits) {
-    return false;
-  }
-  const LaunchShape shape = launch_shape(region, log_n, rows, sm_count, word_bytes);
-  return shape.throughput && !shape.split;
-}
-
-// The pass-region kernel's shape: a block per pass block of 2^G tiles.
+// The pass-region kernel's shape (pass_region.cuh): a block per pass block
+// of 2^G tiles, 16 threads a tile.
 inline LaunchShape pass_region_shape(int pass_stages, int log_n, std::size_t rows, std::size_t word_bytes) {
   LaunchShape shape;
   shape.tiles_per_block = 1u << pass_stages;
@@ -254,6 +236,29 @@ inline LaunchShape pass_region_shape(int pass_stages, int log_n, std::size_t row
   shape.dynamic_shared_bytes = shape.tiles_per_block * kPaddedTileWords * word_bytes;
   shape.throughput = true;
   return shape;
+}
+
+// Whether launches i and i + 1 of a direction (`launches` in execution
+// order) run as one pass-region kernel: the global pass that ends where the
+// region's 8 stages begin, next to the region, in a launch of at least one
+// wave of pass-region blocks at the throughput cap. Below a wave every
+// block runs its load, stages and store at the same time as every other,
+// with nothing to overlap them: on the H200 a level-17 key switch's input
+// inverse (19 rows, 0.77 of a wave of 16-tile blocks) fused cost the key
+// switch 4 % (docs/performance.md, session 45). A forward's first pass
+// that lifts its input (PassArgs::lift) runs alone.
+inline bool runs_pass_with_region(const std::vector<PassLaunch>& launches, std::size_t i, bool forward, int log_n,
+                                  std::size_t rows, int sm_count, std::size_t word_bytes, bool lifted_first) {
+  if (i + 1 >= launches.size() || (forward && i == 0 && lifted_first)) return false;
+  const PassLaunch& pass = launches[forward ? i : i + 1];
+  const PassLaunch& region = launches[forward ? i + 1 : i];
+  if (pass.kernel != KernelKind::global_pass || region.kernel != KernelKind::shared_region ||
+      region.stage_count != kTileBits || pass.first_stage + pass.stage_count != log_n - kTileBits) {
+    return false;
+  }
+  const LaunchShape fused = pass_region_shape(pass.stage_count, log_n, rows, word_bytes);
+  const std::size_t resident_per_sm = kThroughputMinBlocksPerSm * kMaxBlockThreads / fused.block;
+  return fused.grid_x >= resident_per_sm * static_cast<std::size_t>(std::max(sm_count, 1));
 }
 
 }  // namespace fhe::ntt::gpu

@@ -404,6 +404,46 @@ TEST(NttLaunchShape, LaunchesBeyondHalfTheL2AlternateTheirRowOrder) {
   EXPECT_EQ(fhe::ntt::gpu::visit_index(args, 6, 7), 6u);
 }
 
+// The pass next to the region shares its launch from one wave of
+// pass-region blocks at the throughput cap (3 blocks of 256 threads an SM):
+// at logN 16 on 132 SMs a 4-stage pass's 16-tile blocks from 396 blocks
+// (24.75 rows: 19 rows alone, 32 fused), a 2-stage pass's 4-tile blocks
+// from 1584 (the same rows); never one row, nor radix2_indexed, nor the
+// forward of a lifted first pass. The inverse fuses the region with the
+// pass after it.
+TEST(NttLaunchShape, PassAndRegionShareALaunchFromOneWave) {
+  using fhe::ntt::gpu::runs_pass_with_region;
+  for (const char* name : {"radix2_compact_group16_smem8", "radix2_compact_group8_smem8", "radix4_compact"}) {
+    const auto& backend = fhe::ntt::backend_info(name);
+    const auto schedule = fhe::ntt::make_schedule(backend, 16);
+    for (const bool forward : {true, false}) {
+      const auto launches = fhe::ntt::gpu::make_pass_launches(backend, schedule, forward);
+      const std::size_t pair = forward ? launches.size() - 2 : 0;  // the pass and the region
+      const int g = launches[forward ? pair : pair + 1].stage_count;
+      EXPECT_EQ(fhe::ntt::gpu::pass_region_shape(g, 16, 32, 8).block, 16u << g) << name;
+      EXPECT_TRUE(runs_pass_with_region(launches, pair, forward, 16, 32, 132, 8, false)) << name;
+      EXPECT_TRUE(runs_pass_with_region(launches, pair, forward, 16, 25, 132, 8, false)) << name;
+      EXPECT_FALSE(runs_pass_with_region(launches, pair, forward, 16, 24, 132, 8, false)) << name;
+      EXPECT_FALSE(runs_pass_with_region(launches, pair, forward, 16, 19, 132, 8, false)) << name;
+      EXPECT_FALSE(runs_pass_with_region(launches, pair, forward, 16, 1, 132, 8, false)) << name;
+      for (std::size_t i = 0; i < launches.size(); ++i) {
+        if (i != pair) EXPECT_FALSE(runs_pass_with_region(launches, i, forward, 16, 390, 132, 8, false)) << name;
+      }
+    }
+    // Only the forward's first pass lifts: at logN 12 it is the one next to the region.
+    const auto short_launches = fhe::ntt::gpu::make_pass_launches(backend, fhe::ntt::make_schedule(backend, 12), true);
+    if (short_launches.size() == 2) {
+      EXPECT_FALSE(runs_pass_with_region(short_launches, 0, true, 12, 4000, 132, 8, true)) << name;
+      EXPECT_TRUE(runs_pass_with_region(short_launches, 0, true, 12, 4000, 132, 8, false)) << name;
+    }
+  }
+  const auto& indexed = fhe::ntt::backend_info("radix2_indexed");
+  const auto indexed_launches = fhe::ntt::gpu::make_pass_launches(indexed, fhe::ntt::make_schedule(indexed, 16), true);
+  for (std::size_t i = 0; i < indexed_launches.size(); ++i) {
+    EXPECT_FALSE(runs_pass_with_region(indexed_launches, i, true, 16, 390, 132, 8, false));
+  }
+}
+
 // The kernels divide row and block indices by launch constants with a
 // multiply and a shift: exact for every divisor against / and %, at the
 // small and the large end of the numerator range.
