@@ -273,8 +273,10 @@ class CudaEvaluator {
   // RnsScaleDown's last steps (ModDown and rescale) in two halves:
   // forward_for_finish takes `converted` (count blocks of the kept rows,
   // coefficient form) to NTT form on `s`, but for the last pass where the
-  // plan ends in the shared-memory region (returned); finish_scale_down
-  // then runs the finish of each item on stream(), fused with that pass.
+  // plan ends in the shared-memory region, and the global pass before it
+  // where the plan would run the two in one launch (returned);
+  // finish_scale_down then runs the finish of each item on stream(), fused
+  // with those passes.
   std::optional<ntt::gpu::ForwardRegion> forward_for_finish(std::uint64_t* converted, ntt::RowRange kept,
                                                             std::size_t count, cudaStream_t s) const;
   void finish_scale_down(const std::optional<ntt::gpu::ForwardRegion>& region,

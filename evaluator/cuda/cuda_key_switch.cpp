@@ -121,8 +121,11 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::forward_for_finish(std::ui
                                                                          ntt::RowRange kept, std::size_t count,
                                                                          cudaStream_t s) const {
   // The forward transform's last pass is left to the finish where the plan
-  // ends in the shared-memory region (every backend but radix2_indexed).
-  if (auto region = ntt::forward_batch_before_region(plan_, converted, kept, count, {s})) return region;
+  // ends in the shared-memory region (every backend but radix2_indexed),
+  // and the global pass before it where the plan would fuse the two.
+  if (auto region = ntt::forward_batch_before_region(plan_, converted, kept, count, {s}, nullptr, nullptr, true)) {
+    return region;
+  }
   plan_.forward_batch(converted, kept, count, {s});
   return std::nullopt;
 }

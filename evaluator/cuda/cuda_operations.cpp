@@ -154,7 +154,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
   lift.rows = dropped;
   const ntt::RowRange kept_rows{first + 1, kept};
   if (const auto region =
-          ntt::forward_batch_before_region(plan_, conv, kept_rows, a.parts, {stream()}, nullptr, &lift)) {
+          ntt::forward_batch_before_region(plan_, conv, kept_rows, a.parts, {stream()}, nullptr, &lift, true)) {
     cuda::launch_region_scale_down(*region, c.rescale, items, static_cast<int>(a.parts), stream());
     return;
   }

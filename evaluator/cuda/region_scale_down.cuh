@@ -10,6 +10,7 @@
 #include "evaluator/cuda/device_conversion.h"
 #include "evaluator/cuda/eval_kernels.h"
 #include "fhe/arith/modarith.h"
+#include "fhe/ntt/cuda/pass_region.cuh"
 #include "fhe/ntt/cuda/shared_region.cuh"
 
 namespace fhe::cuda {
@@ -20,6 +21,9 @@ struct RegionScaleDownArgs {
   DeviceScaleDown scale_down;
   ScaleDownItem items[kMaxScaleDownItems];
   bool any_x_scratch = false;  // some item's x_scratch
+  // The global pass before the region, when the kernel runs it too
+  // (ForwardRegion::pass_stages; pass_region.cuh).
+  ntt::gpu::PassArgs<Word> pass{};
 };
 
 // A data row of the region's batch: its item and its kept row in that item.

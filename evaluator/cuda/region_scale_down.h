@@ -14,7 +14,8 @@
 namespace fhe::cuda {
 
 // `region`: forward_batch_before_region of the converted rows (item_count
-// blocks of scale_down.kept_rows rows); items as in launch_scale_down_finish,
+// blocks of scale_down.kept_rows rows), with or without the pass before the
+// region left to this kernel (leave_pass); items as in launch_scale_down_finish,
 // whose words it produces. The converted rows are scratch read once: each
 // block drops their lines from L2 after loading them, and x's too for the
 // items whose x_scratch is set, so dirty lines of dead words are never

@@ -198,7 +198,7 @@ class CudaPlan final : public NttPlan {
   // forward_batch_before_region (cuda_plans.h).
   std::optional<gpu::ForwardRegion> forward_before_region(std::uint64_t* data, RowRange rows, std::size_t batch,
                                                           cudaStream_t stream, const std::uint32_t* skip_starts,
-                                                          const gpu::CentredLift* lift) const {
+                                                          const gpu::CentredLift* lift, bool leave_pass) const {
     check_rows(rows);
     // A lifted forward also starts with a global pass (so it is not the region alone).
     if (rows.count == 0 || batch == 0 || forward_launches_.empty() ||
@@ -207,19 +207,30 @@ class CudaPlan final : public NttPlan {
       return std::nullopt;
     }
     fhe::cuda::DeviceGuard guard(device_index_);
-    const std::size_t earlier = forward_launches_.size() - 1;
+    const std::size_t word_bytes = word_ == WordType::int64 ? 8 : 4;
+    const std::size_t region_index = forward_launches_.size() - 1;
+    const bool pass_left = leave_pass && region_index > 0 &&
+                           gpu::runs_pass_with_region(forward_launches_, region_index - 1, true, log_n(),
+                                                      rows.count * batch, sm_count_, word_bytes, lift != nullptr);
+    const std::size_t earlier = pass_left ? region_index - 1 : region_index;
     gpu::ForwardRegion region;
     region.is_wide = word_ == WordType::int64;
     // The caller's kernel runs the region with 16-thread tiles: never split.
     region.tiles_per_block = gpu::launch_shape(forward_launches_.back(), log_n(), rows.count * batch, sm_count_,
-                                               region.is_wide ? 8 : 4, false)
+                                               word_bytes, false)
                                  .tiles_per_block;
+    if (pass_left) {
+      region.pass_stages = static_cast<std::uint32_t>(forward_launches_[earlier].stage_count);
+      region.tiles_per_block = 1u << region.pass_stages;
+    }
     if (region.is_wide) {
       enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
-      region.wide = pass_args(tables64_, earlier, earlier, data, rows, batch, true, skip_starts);
+      if (pass_left) region.pass_wide = pass_args(tables64_, earlier, earlier, data, rows, batch, true, skip_starts);
+      region.wide = pass_args(tables64_, region_index, earlier, data, rows, batch, true, skip_starts);
     } else {
       enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
-      region.narrow = pass_args(tables32_, earlier, earlier, data, rows, batch, true, skip_starts);
+      if (pass_left) region.pass_narrow = pass_args(tables32_, earlier, earlier, data, rows, batch, true, skip_starts);
+      region.narrow = pass_args(tables32_, region_index, earlier, data, rows, batch, true, skip_starts);
     }
     return region;
   }
@@ -336,11 +347,11 @@ std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& pla
                                                               RowRange rows, std::size_t batch,
                                                               StreamHandle stream,
                                                               const std::uint32_t* skip_starts,
-                                                              const gpu::CentredLift* lift) {
+                                                              const gpu::CentredLift* lift, bool leave_pass) {
   const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
   if (!cuda_plan) return std::nullopt;
   return cuda_plan->forward_before_region(data, rows, batch, static_cast<cudaStream_t>(stream.native),
-                                          skip_starts, lift);
+                                          skip_starts, lift, leave_pass);
 }
 
 bool inverse_batch_out_of_place(const NttPlan& plan, const std::uint64_t* source, std::uint64_t* data,

@@ -37,12 +37,17 @@ void cuda_transform_host_data(const NttPlan& plan, std::vector<std::uint64_t>& d
 // With `lift`, the transform's input is not `data` but lift's rows lifted
 // to each row's prime (gpu::CentredLift): the first pass forms the words as
 // it loads them, so nobody writes them untransformed; then the forward must
-// also start with a global pass, else nullopt.
+// also start with a global pass, else nullopt. With `leave_pass`, for a
+// caller whose kernel runs pass_in_region_block (pass_region.cuh), the
+// global pass before the region is left to it as well where the plan's own
+// transform would run the two in one launch (gpu::runs_pass_with_region):
+// then ForwardRegion::pass_stages is set.
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
                                                               StreamHandle stream,
                                                               const std::uint32_t* skip_starts = nullptr,
-                                                              const gpu::CentredLift* lift = nullptr);
+                                                              const gpu::CentredLift* lift = nullptr,
+                                                              bool leave_pass = false);
 
 // inverse_batch(data, rows, batch) of `source`'s words (not overlapping
 // `data`) with the result in `data`, `source` unchanged, when the plan's

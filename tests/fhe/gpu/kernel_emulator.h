@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -108,8 +109,23 @@ class KernelEmulator {
   // The forward region on forward_before_region's `args`, with the plan's
   // launch shape and `last` as its third phase instead of the tile store:
   // how a kernel that fuses work into the region runs (the ModDown and
-  // rescale finish).
-  void forward_region_then(const ntt::gpu::PassArgs<Word>& args, const RegionPhase& last) {
+  // rescale finish). With `pass` (forward_before_region's pass_left), that
+  // pass first, on blocks of 2^G tiles, as the pass-region kernels run it.
+  void forward_region_then(const ntt::gpu::PassArgs<Word>& args, const RegionPhase& last,
+                           const std::optional<ntt::gpu::PassArgs<Word>>& pass = std::nullopt) {
+    if (pass) {
+      const auto g = static_cast<int>(pass->stage_count);
+      const auto shape = ntt::gpu::pass_region_shape(g, log_n_, args.row_count, sizeof(Word));
+      return with_pass_stages(g, [&]<int G>() {
+        ntt::gpu::with_region_variant(args.stage_count, args.address.consecutive, [&]<int Skip, bool Consecutive>() {
+          if constexpr (Skip == 0) {
+            region_blocks(args, shape, {pass_phase<G>(*pass, true),
+                                        RegionPhase(&ntt::gpu::forward_columns<Word, 0, Consecutive, true>),
+                                        RegionPhase(&ntt::gpu::tile_rows<true, Word, 0, Consecutive>), last});
+          }
+        });
+      });
+    }
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
     run_shared_region(
         args, ntt::gpu::launch_shape(launches.back(), log_n_, args.row_count, sm_count_, sizeof(Word), false), true,
@@ -118,14 +134,26 @@ class KernelEmulator {
 
   // As ntt::forward_batch_before_region: every forward pass but the last
   // on `data`, and the arguments of the last, the shared region (which the
-  // schedule must end in).
+  // schedule must end in). With `pass_left` (leave_pass), also the pass
+  // before the region where the plan would run the two in one launch: its
+  // arguments go there, and nullopt otherwise.
   ntt::gpu::PassArgs<Word> forward_before_region(std::vector<std::uint64_t>& data, ntt::RowRange rows,
-                                                 std::size_t batch, const std::uint32_t* skip_starts = nullptr) {
+                                                 std::size_t batch, const std::uint32_t* skip_starts = nullptr,
+                                                 std::optional<ntt::gpu::PassArgs<Word>>* pass_left = nullptr) {
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
     if (launches.back().kernel != ntt::gpu::KernelKind::shared_region) {
       throw std::logic_error("the schedule does not end in the shared region");
     }
-    run(data, rows, true, batch, launches.size() - 1, skip_starts);
+    std::size_t earlier = launches.size() - 1;
+    if (pass_left) {
+      pass_left->reset();
+      if (earlier > 0 && ntt::gpu::runs_pass_with_region(launches, earlier - 1, true, log_n_, rows.count * batch,
+                                                         sm_count_, sizeof(Word), false)) {
+        --earlier;
+        *pass_left = pass_args(launches[earlier], data, rows, batch, true, skip_starts);
+      }
+    }
+    run(data, rows, true, batch, earlier, skip_starts);
     return pass_args(launches.back(), data, rows, batch, true, skip_starts);
   }
 
@@ -252,50 +280,52 @@ class KernelEmulator {
     }
   }
 
-  // The pass-region kernel's phases (pass_region_kernel.cu), the pass's
-  // bound to its own arguments.
-  void run_pass_region(const ntt::gpu::PassArgs<Word>& pass, const ntt::gpu::PassArgs<Word>& region, bool forward,
-                       std::size_t data_rows) {
-    const auto g = static_cast<int>(pass.stage_count);
-    const ntt::gpu::LaunchShape shape = ntt::gpu::pass_region_shape(g, log_n_, data_rows, sizeof(Word));
+  // Calls f.template operator()<G>() for a pass of g = 1..4 stages.
+  template <typename F>
+  static void with_pass_stages(int g, F&& f) {
     switch (g) {
-      case 1: return pass_region<1>(pass, region, shape, forward);
-      case 2: return pass_region<2>(pass, region, shape, forward);
-      case 3: return pass_region<3>(pass, region, shape, forward);
-      case 4: return pass_region<4>(pass, region, shape, forward);
+      case 1: return f.template operator()<1>();
+      case 2: return f.template operator()<2>();
+      case 3: return f.template operator()<3>();
+      case 4: return f.template operator()<4>();
     }
     throw std::logic_error("pass-region kernel of unexpected pass stage count");
   }
 
+  // pass_in_region_block as a phase of the region's blocks, on `pass`.
   template <int G>
-  void pass_region(const ntt::gpu::PassArgs<Word>& pass, const ntt::gpu::PassArgs<Word>& region,
-                   const ntt::gpu::LaunchShape& shape, bool forward) {
-    ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
-      if constexpr (Skip == 0) pass_region<G, Consecutive>(pass, region, shape, forward);
-    });
-  }
-
-  template <int G, bool Consecutive>
-  void pass_region(const ntt::gpu::PassArgs<Word>& pass, const ntt::gpu::PassArgs<Word>& region,
-                   const ntt::gpu::LaunchShape& shape, bool forward) {
-    using namespace ntt::gpu;
-    using P = RegionPhase;
-    const P pass_phase = [&pass, forward](const PassArgs<Word>& a, Word* shared, std::uint32_t block,
-                                          std::uint32_t tiles, std::uint32_t thread) {
-      const std::uint32_t first_tile = block_first_tile(a, block, tiles);
+  static RegionPhase pass_phase(const ntt::gpu::PassArgs<Word>& pass, bool forward) {
+    return [pass, forward](const ntt::gpu::PassArgs<Word>& region, Word* shared, std::uint32_t block,
+                           std::uint32_t tiles, std::uint32_t thread) {
+      const std::uint32_t first_tile = ntt::gpu::block_first_tile(region, block, tiles);
       if (forward) {
-        pass_in_region_block<Word, G, true>(pass, shared, first_tile, thread);
+        ntt::gpu::pass_in_region_block<Word, G, true>(pass, shared, first_tile, thread);
       } else {
-        pass_in_region_block<Word, G, false>(pass, shared, first_tile, thread);
+        ntt::gpu::pass_in_region_block<Word, G, false>(pass, shared, first_tile, thread);
       }
     };
-    if (forward) {
-      region_blocks(region, shape, {pass_phase, P(&forward_columns<Word, 0, Consecutive, true>),
-                                    P(&tile_rows<true, Word, 0, Consecutive>), P(&copy_tiles<Word, true>)});
-    } else {
-      region_blocks(region, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, 0, Consecutive>),
-                                    P(&inverse_columns<Word, 0, Consecutive, true>), pass_phase});
-    }
+  }
+
+  // The pass-region kernel's phases (pass_region_kernel.cu).
+  void run_pass_region(const ntt::gpu::PassArgs<Word>& pass, const ntt::gpu::PassArgs<Word>& region, bool forward,
+                       std::size_t data_rows) {
+    const auto g = static_cast<int>(pass.stage_count);
+    const ntt::gpu::LaunchShape shape = ntt::gpu::pass_region_shape(g, log_n_, data_rows, sizeof(Word));
+    with_pass_stages(g, [&]<int G>() {
+      ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
+        if constexpr (Skip == 0) {
+          using namespace ntt::gpu;
+          using P = RegionPhase;
+          if (forward) {
+            region_blocks(region, shape, {pass_phase<G>(pass, true), P(&forward_columns<Word, 0, Consecutive, true>),
+                                          P(&tile_rows<true, Word, 0, Consecutive>), P(&copy_tiles<Word, true>)});
+          } else {
+            region_blocks(region, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, 0, Consecutive>),
+                                          P(&inverse_columns<Word, 0, Consecutive, true>), pass_phase<G>(pass, false)});
+          }
+        }
+      });
+    });
   }
 
   // Each phase runs for every thread of the block before the next (the
