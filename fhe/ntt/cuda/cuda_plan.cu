@@ -209,9 +209,10 @@ class CudaPlan final : public NttPlan {
     fhe::cuda::DeviceGuard guard(device_index_);
     const std::size_t word_bytes = word_ == WordType::int64 ? 8 : 4;
     const std::size_t region_index = forward_launches_.size() - 1;
-    const bool pass_left = leave_pass && region_index > 0 &&
-                           gpu::runs_pass_with_region(forward_launches_, region_index - 1, true, log_n(),
-                                                      rows.count * batch, sm_count_, word_bytes, lift != nullptr);
+    const bool pass_left =
+        leave_pass && gpu::leaves_pass_to_region_kernel(forward_launches_, log_n(), rows.count * batch, sm_count_,
+                                                        word_bytes, lift != nullptr,
+                                                        static_cast<std::size_t>(l2_bytes_));
     const std::size_t earlier = pass_left ? region_index - 1 : region_index;
     gpu::ForwardRegion region;
     region.is_wide = word_ == WordType::int64;

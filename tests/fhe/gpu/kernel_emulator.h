@@ -135,8 +135,9 @@ class KernelEmulator {
   // As ntt::forward_batch_before_region: every forward pass but the last
   // on `data`, and the arguments of the last, the shared region (which the
   // schedule must end in). With `pass_left` (leave_pass), also the pass
-  // before the region where the plan would run the two in one launch: its
-  // arguments go there, and nullopt otherwise.
+  // before the region where a plan with no L2 would leave it
+  // (leaves_pass_to_region_kernel): its arguments go there, and nullopt
+  // otherwise.
   ntt::gpu::PassArgs<Word> forward_before_region(std::vector<std::uint64_t>& data, ntt::RowRange rows,
                                                  std::size_t batch, const std::uint32_t* skip_starts = nullptr,
                                                  std::optional<ntt::gpu::PassArgs<Word>>* pass_left = nullptr) {
@@ -147,8 +148,9 @@ class KernelEmulator {
     std::size_t earlier = launches.size() - 1;
     if (pass_left) {
       pass_left->reset();
-      if (earlier > 0 && ntt::gpu::runs_pass_with_region(launches, earlier - 1, true, log_n_, rows.count * batch,
-                                                         sm_count_, sizeof(Word), false)) {
+      // No L2 here: every launch the plan would fuse leaves the pass.
+      if (ntt::gpu::leaves_pass_to_region_kernel(launches, log_n_, rows.count * batch, sm_count_, sizeof(Word),
+                                                 false, 0)) {
         --earlier;
         *pass_left = pass_args(launches[earlier], data, rows, batch, true, skip_starts);
       }
