@@ -266,9 +266,9 @@ inline bool runs_pass_with_region(const std::vector<PassLaunch>& launches, std::
 // would fuse the two (runs_pass_with_region) and the launch's rows exceed
 // the L2 (`l2_bytes`). Rows that fit make the round trip between the pass
 // and the region through L2, which the finish's 2^G-tile blocks cost more
-// than they save: on the H200 the rescale's 68 rows (35 MB of 50) fused
-// were 5 % slower, the ModDown of rotate_many[4]'s eight parts (280 rows)
-// 2 % faster (docs/performance.md, session 45).
+// than they save: on the H200 (60 MiB of L2) the rescale's 68 rows (34 MiB)
+// fused were 5 % slower, the ModDown of rotate_many[4]'s eight parts (280
+// rows) 2 % faster (docs/performance.md, session 45).
 inline bool leaves_pass_to_region_kernel(const std::vector<PassLaunch>& forward_launches, int log_n,
                                          std::size_t rows, int sm_count, std::size_t word_bytes, bool lifted_first,
                                          std::size_t l2_bytes) {

@@ -446,16 +446,16 @@ TEST(NttLaunchShape, PassAndRegionShareALaunchFromOneWave) {
 
 // The ModDown and rescale finish takes the pass before the region too only
 // where the plan would fuse them and the rows exceed the L2: at the H200's
-// 50 MiB a ModDown of eight parts (280 rows) does, of two (70) does not;
-// nor a lifted first pass next to the region (logN 12).
+// 60 MiB (120 rows of 2^16 words) a ModDown of eight parts (280 rows) does,
+// of two (70) does not; nor a lifted first pass next to the region (logN 12).
 TEST(NttLaunchShape, FinishTakesThePassBeyondTheL2) {
   using fhe::ntt::gpu::leaves_pass_to_region_kernel;
-  constexpr std::size_t kL2 = std::size_t{50} << 20;
+  constexpr std::size_t kL2 = std::size_t{60} << 20;
   const auto& backend = fhe::ntt::backend_info("radix2_compact_group16_smem8");
   const auto launches = fhe::ntt::gpu::make_pass_launches(backend, fhe::ntt::make_schedule(backend, 16), true);
   EXPECT_TRUE(leaves_pass_to_region_kernel(launches, 16, 280, 132, 8, false, kL2));
-  EXPECT_TRUE(leaves_pass_to_region_kernel(launches, 16, 101, 132, 8, false, kL2));
-  EXPECT_FALSE(leaves_pass_to_region_kernel(launches, 16, 100, 132, 8, false, kL2));
+  EXPECT_TRUE(leaves_pass_to_region_kernel(launches, 16, 121, 132, 8, false, kL2));
+  EXPECT_FALSE(leaves_pass_to_region_kernel(launches, 16, 120, 132, 8, false, kL2));
   EXPECT_FALSE(leaves_pass_to_region_kernel(launches, 16, 70, 132, 8, false, kL2));
   EXPECT_TRUE(leaves_pass_to_region_kernel(launches, 16, 70, 132, 8, false, 0));
   EXPECT_FALSE(leaves_pass_to_region_kernel(launches, 16, 19, 132, 8, false, 0));  // below a wave
