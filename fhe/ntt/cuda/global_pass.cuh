@@ -114,6 +114,23 @@ FHE_HD void load_pass_twiddles(StageTwiddles<Word, Count>& tw, const PassArgs<Wo
   });
 }
 
+// The pass's G stages on the words v[lane][k] of Lanes columns that share
+// the twiddles `tw`; the inverse's stage 0 with N^-1 folded in where the
+// pass holds it (`scale_stage0`: the inverse's last pass).
+template <bool Forward, int G, int Lanes, typename Word, typename Arith>
+FHE_HD void pass_stages_in_registers(Word (&v)[Lanes][1 << G], const StageTwiddles<Word, G>& tw, const Arith& ar,
+                                     const RowConstants<Word>& c, bool scale_stage0) {
+  for_each_stage<G, Forward>([&](auto stage) {
+    constexpr int r = decltype(stage)::value;
+    if (r == 0 && scale_stage0) {
+      register_stage0_scaled<G, Lanes>(v, ar, c);
+      return;
+    }
+    register_stage<Forward, G, r, Lanes, round_reduces_sums(r, 0, G)>(
+        v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
+  });
+}
+
 template <typename Word, int G, bool Forward, bool Split = false, bool Lifted = false>
 FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
   static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
@@ -145,15 +162,7 @@ FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::ui
 
     // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
     const bool scale_stage0 = !Forward && a.first_stage == 0;
-    for_each_stage<G, Forward>([&](auto stage) {
-      constexpr int r = decltype(stage)::value;
-      if (r == 0 && scale_stage0) {
-        register_stage0_scaled<G, kLanes>(v, ar, c);
-        return;
-      }
-      register_stage<Forward, G, r, kLanes, round_reduces_sums(r, 0, G)>(
-          v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
-    });
+    pass_stages_in_registers<Forward, G, kLanes>(v, tw, ar, c, scale_stage0);
 
 #pragma unroll
     for (int k = 0; k < kSpan; ++k) {

@@ -67,15 +67,7 @@ FHE_HD void pass_in_region_block(const PassArgs<Word>& pass, Word* shared, std::
     }
     // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
     const bool scale_stage0 = !Forward && pass.first_stage == 0;
-    for_each_stage<G, Forward>([&](auto stage) {
-      constexpr int r = decltype(stage)::value;
-      if (r == 0 && scale_stage0) {
-        register_stage0_scaled<G, kColumns>(v, ar, c);
-        return;
-      }
-      register_stage<Forward, G, r, kColumns, round_reduces_sums(r, 0, G)>(
-          v, ar, [&](int group) { return tw[(1 << r) - 1 + group]; });
-    });
+    pass_stages_in_registers<Forward, G, kColumns>(v, tw, ar, c, scale_stage0);
 #pragma unroll
     for (int l = 0; l < kColumns; ++l) {
 #pragma unroll
