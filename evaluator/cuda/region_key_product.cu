@@ -89,7 +89,7 @@ void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const Rota
                           std::to_string(kMaxFusedDigits) + "), a region of " + std::to_string(stages) +
                           " stages (6 or 8), logN " + std::to_string(args.log_n));
   }
-  if (region.pass_stages != 0) {
+  if (region.pass_stages() != 0) {
     throw std::logic_error("launch_region_key_product: the region's blocks hold one tile of each digit, not the "
                            "pass before the region (forward_batch_before_region without leave_pass)");
   }

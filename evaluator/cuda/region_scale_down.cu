@@ -56,9 +56,11 @@ __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThrough
 template <typename Word>
 using ScaleDownKernel = void (*)(RegionScaleDownArgs<Word>);
 
-// The kernel for the region's variant and the pass left to it (0: none).
+// The kernel for the region's variant and the pass left to it (stage_count
+// 0: none).
 template <typename Word>
-ScaleDownKernel<Word> select_kernel(const ntt::gpu::PassArgs<Word>& region, std::uint32_t pass_stages) {
+ScaleDownKernel<Word> select_kernel(const ntt::gpu::PassArgs<Word>& region, const ntt::gpu::PassArgs<Word>& pass) {
+  const std::uint32_t pass_stages = pass.stage_count;
   return ntt::gpu::with_region_variant(
       region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() -> ScaleDownKernel<Word> {
         if constexpr (Skip == 0) {
@@ -76,8 +78,8 @@ ScaleDownKernel<Word> select_kernel(const ntt::gpu::PassArgs<Word>& region, std:
 
 template <typename Word>
 void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const ntt::gpu::PassArgs<Word>& pass,
-                     std::uint32_t pass_stages, unsigned tiles_per_block, const DeviceScaleDown& scale_down,
-                     const ScaleDownItem* items, int item_count, cudaStream_t stream) {
+                     unsigned tiles_per_block, const DeviceScaleDown& scale_down, const ScaleDownItem* items,
+                     int item_count, cudaStream_t stream) {
   RegionScaleDownArgs<Word> f{region, scale_down, {}};
   for (int i = 0; i < item_count; ++i) {
     f.items[i] = items[i];
@@ -92,7 +94,7 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const ntt::gpu::Pas
   shape.dynamic_shared_bytes = std::size_t{tiles_per_block} * ntt::gpu::kPaddedTileWords * sizeof(Word);
   // Overlapped like the NTT passes: the blocks load their twiddles while the
   // previous pass drains.
-  FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(select_kernel<Word>(region, pass_stages), shape, stream, f));
+  FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(select_kernel<Word>(region, pass), shape, stream, f));
 }
 
 }  // namespace
@@ -111,11 +113,9 @@ void launch_region_scale_down(const ntt::gpu::ForwardRegion& region, const Devic
                           std::to_string(scale_down.kept_rows) + " kept rows");
   }
   if (region.is_wide) {
-    launch_for_word(wide, region.pass_wide, region.pass_stages, region.tiles_per_block, scale_down, items,
-                    item_count, stream);
+    launch_for_word(wide, region.pass_wide, region.tiles_per_block, scale_down, items, item_count, stream);
   } else {
-    launch_for_word(narrow, region.pass_narrow, region.pass_stages, region.tiles_per_block, scale_down, items,
-                    item_count, stream);
+    launch_for_word(narrow, region.pass_narrow, region.tiles_per_block, scale_down, items, item_count, stream);
   }
 }
 

@@ -22,7 +22,7 @@ struct RegionScaleDownArgs {
   ScaleDownItem items[kMaxScaleDownItems];
   bool any_x_scratch = false;  // some item's x_scratch
   // The global pass before the region, when the kernel runs it too
-  // (ForwardRegion::pass_stages; pass_region.cuh).
+  // (ForwardRegion::pass_wide / pass_narrow; pass_region.cuh).
   ntt::gpu::PassArgs<Word> pass{};
 };
 

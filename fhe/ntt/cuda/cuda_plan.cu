@@ -216,14 +216,13 @@ class CudaPlan final : public NttPlan {
     const std::size_t earlier = pass_left ? region_index - 1 : region_index;
     gpu::ForwardRegion region;
     region.is_wide = word_ == WordType::int64;
-    // The caller's kernel runs the region with 16-thread tiles: never split.
-    region.tiles_per_block = gpu::launch_shape(forward_launches_.back(), log_n(), rows.count * batch, sm_count_,
-                                               word_bytes, false)
-                                 .tiles_per_block;
-    if (pass_left) {
-      region.pass_stages = static_cast<std::uint32_t>(forward_launches_[earlier].stage_count);
-      region.tiles_per_block = 1u << region.pass_stages;
-    }
+    // The caller's kernel runs the region with 16-thread tiles (never split),
+    // or the pass's 2^G-tile blocks.
+    region.tiles_per_block =
+        pass_left ? 1u << forward_launches_[earlier].stage_count
+                  : gpu::launch_shape(forward_launches_.back(), log_n(), rows.count * batch, sm_count_, word_bytes,
+                                      false)
+                        .tiles_per_block;
     if (region.is_wide) {
       enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
       if (pass_left) region.pass_wide = pass_args(tables64_, earlier, earlier, data, rows, batch, true, skip_starts);

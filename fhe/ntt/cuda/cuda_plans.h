@@ -41,7 +41,7 @@ void cuda_transform_host_data(const NttPlan& plan, std::vector<std::uint64_t>& d
 // caller whose kernel runs pass_in_region_block (pass_region.cuh), the
 // global pass before the region is left to it as well where the plan's own
 // transform would run the two in one launch and the rows exceed the L2
-// (gpu::leaves_pass_to_region_kernel): then ForwardRegion::pass_stages is set.
+// (gpu::leaves_pass_to_region_kernel): then ForwardRegion::pass_stages() is nonzero.
 std::optional<gpu::ForwardRegion> forward_batch_before_region(const NttPlan& plan, std::uint64_t* data,
                                                               RowRange rows, std::size_t batch,
                                                               StreamHandle stream,

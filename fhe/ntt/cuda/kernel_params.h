@@ -277,13 +277,13 @@ struct ForwardRegion {
   // The NTT's own block layout for the region (LaunchShape::tiles_per_block),
   // for a caller whose kernel keeps it (the ModDown and rescale finish).
   std::uint32_t tiles_per_block = 0;
-  // Nonzero when the global pass before the region is left to the caller's
-  // kernel too (forward_batch_before_region's leave_pass): its stage count
-  // G and arguments, for pass_in_region_block on blocks of 2^G tiles
-  // (tiles_per_block is then 2^G).
-  std::uint32_t pass_stages = 0;
+  // The global pass before the region when it is left to the caller's
+  // kernel too (forward_batch_before_region's leave_pass), for
+  // pass_in_region_block on blocks of 2^G tiles (tiles_per_block is then
+  // 2^G); stage_count 0 otherwise.
   PassArgs<std::uint64_t> pass_wide{};
   PassArgs<std::uint32_t> pass_narrow{};
+  std::uint32_t pass_stages() const { return is_wide ? pass_wide.stage_count : pass_narrow.stage_count; }
 };
 
 // One radix-2 butterfly of radix2_indexed: its top word and twiddle index.
