@@ -120,6 +120,16 @@ class CudaPlan final : public NttPlan {
         d.first_stage = pass.first_stage;
         d.stage_count += other.stage_count;
         d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
+      } else if (gpu::runs_pass_pair(launches, i, launches.size(), forward, log_n(), rows.count, sm_count_,
+                                     word_bytes, false)) {
+        // One launch for both passes: their stages, the data once in and out.
+        const LaunchDescription& other = passes[++i];
+        shape = gpu::pass_pair_shape(log_n(), rows.count, word_bytes);
+        resources = word_ == WordType::int64 ? gpu::pass_pair_resources<std::uint64_t>(launch.stage_count, forward, shape)
+                                             : gpu::pass_pair_resources<std::uint32_t>(launch.stage_count, forward, shape);
+        d.first_stage = std::min(d.first_stage, other.first_stage);
+        d.stage_count += other.stage_count;
+        d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
       } else {
         resources = word_ == WordType::int64 ? kernel_resources<std::uint64_t>(launch, forward, shape)
                                              : kernel_resources<std::uint32_t>(launch, forward, shape);
@@ -223,14 +233,15 @@ class CudaPlan final : public NttPlan {
                   : gpu::launch_shape(forward_launches_.back(), log_n(), rows.count * batch, sm_count_, word_bytes,
                                       false)
                         .tiles_per_block;
+    // The caller's launch is the next of the transform (its row order).
     if (region.is_wide) {
-      enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
-      if (pass_left) region.pass_wide = pass_args(tables64_, earlier, earlier, data, rows, batch, true, skip_starts);
-      region.wide = pass_args(tables64_, region_index, earlier, data, rows, batch, true, skip_starts);
+      const std::size_t order = enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
+      if (pass_left) region.pass_wide = pass_args(tables64_, earlier, order, data, rows, batch, true, skip_starts);
+      region.wide = pass_args(tables64_, region_index, order, data, rows, batch, true, skip_starts);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
-      if (pass_left) region.pass_narrow = pass_args(tables32_, earlier, earlier, data, rows, batch, true, skip_starts);
-      region.narrow = pass_args(tables32_, region_index, earlier, data, rows, batch, true, skip_starts);
+      const std::size_t order = enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
+      if (pass_left) region.pass_narrow = pass_args(tables32_, earlier, order, data, rows, batch, true, skip_starts);
+      region.narrow = pass_args(tables32_, region_index, order, data, rows, batch, true, skip_starts);
     }
     return region;
   }
@@ -246,16 +257,18 @@ class CudaPlan final : public NttPlan {
   // first reads `first_source` when it is given (an out-of-place inverse,
   // whose first pass is the shared region) or lifts `first_lift`'s rows (a
   // forward whose first pass is a global pass). The pass next to the
-  // region runs in the region's launch where runs_pass_with_region says so.
+  // region runs in the region's launch where runs_pass_with_region says so,
+  // two passes in one where runs_pass_pair does. Returns the launches issued.
   template <typename Word>
-  void enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
+  std::size_t enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
                       std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
                       const std::uint32_t* skip_starts, FirstSource first_source = {},
                       const gpu::CentredLift* first_lift = nullptr) const {
     const auto& launches = forward ? forward_launches_ : inverse_launches_;
     const std::size_t data_rows = rows.count * batch;
     // `order` counts the launches issued, which alternate their row order.
-    for (std::size_t i = 0, order = 0; i < launch_count; ++i, ++order) {
+    std::size_t order = 0;
+    for (std::size_t i = 0; i < launch_count; ++i, ++order) {
       const gpu::PassLaunch& launch = launches[i];
       cudaError_t status = cudaSuccess;
       if (launch.kernel == gpu::KernelKind::indexed_stage) {
@@ -281,6 +294,11 @@ class CudaPlan final : public NttPlan {
               pass, region, forward, gpu::pass_region_shape(static_cast<int>(pass.stage_count), log_n(), data_rows,
                                                             sizeof(Word)),
               stream);
+        } else if (gpu::runs_pass_pair(launches, i, launch_count, forward, log_n(), data_rows, sm_count_,
+                                       sizeof(Word), first_lift != nullptr)) {
+          const gpu::PassArgs<Word> second = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
+          status = gpu::launch_pass_pair(args, second, forward, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
+                                         stream);
         } else {
           const gpu::LaunchShape shape =
               gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true, skip_starts != nullptr);
@@ -296,6 +314,7 @@ class CudaPlan final : public NttPlan {
                                         std::to_string(launch.first_stage));
       }
     }
+    return order;
   }
 
   // The arguments of launch `index` of the direction's schedule, issued as

@@ -25,6 +25,13 @@ FHE_HD std::uint32_t padded(std::uint32_t word) { return word + (word >> 4); }
 
 inline constexpr int kMaxGlobalPassStages = 4;
 
+// The pass-pair kernel's block (pass_pair.cuh): 4096 words (the pass-region
+// block's 16 tiles), 16 a thread, and 16 pad words every 256 in shared memory.
+inline constexpr std::uint32_t kPairBlockWordsLog = 12;
+inline constexpr std::uint32_t kPairBlockWords = 1u << kPairBlockWordsLog;
+inline constexpr std::uint32_t kPairBlockThreads = kPairBlockWords / kWordsPerThread;
+inline constexpr std::uint32_t kPairBlockSharedWords = kPairBlockWords + kPairBlockWords / 16;
+
 // Offsets a global-pass thread takes side by side (16-byte accesses, each
 // twiddle serving two butterflies). A 64-bit 4-stage pass takes one: two
 // would hold 64 data registers next to its 15 twiddle pairs and leave one

@@ -76,6 +76,14 @@ cudaError_t launch_pass_region(const PassArgs<Word>& pass, const PassArgs<Word>&
 template <typename Word>
 KernelResources pass_region_resources(int pass_stages, bool consecutive, bool forward, const LaunchShape& shape);
 
+// Two global passes in one launch (runs_pass_pair, pass_pair_shape):
+// `first` and `second` are the two launches' arguments in execution order.
+template <typename Word>
+cudaError_t launch_pass_pair(const PassArgs<Word>& first, const PassArgs<Word>& second, bool forward,
+                             const LaunchShape& shape, cudaStream_t stream);
+template <typename Word>
+KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape& shape);
+
 template <typename Word>
 cudaError_t launch_indexed_stage(const IndexedStageArgs<Word>& args, bool forward,
                           const LaunchShape& shape, cudaStream_t stream);

@@ -261,6 +261,50 @@ inline bool runs_pass_with_region(const std::vector<PassLaunch>& launches, std::
   return fused.grid_x >= resident_per_sm * static_cast<std::size_t>(std::max(sm_count, 1));
 }
 
+// The pass-pair kernel's shape (pass_pair.cuh): blocks of 4096 words
+// along each row, 256 threads.
+inline LaunchShape pass_pair_shape(int log_n, std::size_t rows, std::size_t word_bytes) {
+  LaunchShape shape;
+  shape.block = kPairBlockThreads;
+  shape.grid_x = 1u << (log_n - static_cast<int>(kPairBlockWordsLog));
+  shape.grid_y = static_cast<unsigned>(rows);
+  shape.dynamic_shared_bytes = kPairBlockSharedWords * word_bytes;
+  shape.throughput = true;
+  return shape;
+}
+
+// Whether launches i and i + 1 of a direction's first `launch_count` (in
+// execution order) run as one pass-pair kernel: two global passes of the
+// same 2-4 stages, adjacent in stage order, whose 4096-word blocks fit in
+// a block of the lower pass (logN - f >= 12), in a launch of at least one
+// wave (as runs_pass_with_region). The pass the region takes
+// (runs_pass_with_region, measured first) stays with it, so a plain
+// transform pairs only passes before that one (group8's first two, group4's
+// and radix4's first two) and a forward whose region the caller runs (the
+// ModUp's key product) pairs the two passes before it. A lifted first pass
+// runs alone.
+inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
+                           bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
+                           bool lifted_first) {
+  launch_count = std::min(launch_count, launches.size());
+  if (i + 1 >= launch_count || (i == 0 && lifted_first)) return false;
+  const PassLaunch& lower = launches[forward ? i : i + 1];
+  const PassLaunch& upper = launches[forward ? i + 1 : i];
+  if (lower.kernel != KernelKind::global_pass || upper.kernel != KernelKind::global_pass ||
+      lower.stage_count != upper.stage_count || lower.stage_count < 2 ||
+      upper.first_stage != lower.first_stage + lower.stage_count ||
+      log_n - lower.first_stage < static_cast<int>(kPairBlockWordsLog)) {
+    return false;
+  }
+  if (forward && i + 2 < launch_count &&
+      runs_pass_with_region(launches, i + 1, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
+    return false;
+  }
+  const LaunchShape pair = pass_pair_shape(log_n, rows, word_bytes);
+  const std::size_t resident_per_sm = kThroughputMinBlocksPerSm * kMaxBlockThreads / pair.block;
+  return std::size_t{pair.grid_x} * pair.grid_y >= resident_per_sm * static_cast<std::size_t>(std::max(sm_count, 1));
+}
+
 // Whether a forward whose caller's kernel runs the region (the ModDown and
 // rescale finish) leaves it the pass before the region too: where the plan
 // would fuse the two (runs_pass_with_region) and the launch's rows exceed

@@ -17,6 +17,7 @@
 #include "fhe/ntt/cuda/global_pass.cuh"
 #include "fhe/ntt/cuda/indexed_stage.cuh"
 #include "fhe/ntt/cuda/launch_plan.h"
+#include "fhe/ntt/cuda/pass_pair.cuh"
 #include "fhe/ntt/cuda/pass_region.cuh"
 #include "fhe/ntt/cuda/shared_region.cuh"
 #include "fhe/ntt/cuda/split_region.cuh"
@@ -89,6 +90,12 @@ class KernelEmulator {
         ++fused_launches_;
         continue;
       }
+      if (ntt::gpu::runs_pass_pair(launches, i, launch_count, forward, log_n_, data_rows, sm_count_, sizeof(Word),
+                                   first_lift != nullptr)) {
+        run_pass_pair(args, pass_args(launches[++i], data, rows, batch, forward, skip_starts), forward, data_rows);
+        ++paired_launches_;
+        continue;
+      }
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
         run_global_pass(args, shape, forward);
       } else {
@@ -100,6 +107,8 @@ class KernelEmulator {
   // Pass-region launches run so far (runs_pass_with_region), so tests can
   // tell that they covered them.
   std::size_t fused_launches() const { return fused_launches_; }
+  // Pass-pair launches run so far (runs_pass_pair).
+  std::size_t paired_launches() const { return paired_launches_; }
 
   // A phase of a region kernel: (args, shared, block, tiles_per_block,
   // thread), like copy_tiles.
@@ -330,6 +339,47 @@ class KernelEmulator {
     });
   }
 
+  // The pass-pair kernel (pass_pair_kernel.cu): its two phases, each for
+  // every thread of a block before the other, shared memory starting as
+  // garbage.
+  void run_pass_pair(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::PassArgs<Word>& second, bool forward,
+                     std::size_t data_rows) {
+    const ntt::gpu::LaunchShape shape = ntt::gpu::pass_pair_shape(log_n_, data_rows, sizeof(Word));
+    const auto g = static_cast<int>(first.stage_count);
+    with_pass_stages(g, [&]<int G>() {
+      if constexpr (G >= 2) {
+        if (forward) {
+          pass_pair_blocks<G, true>(first, second, shape);
+        } else {
+          pass_pair_blocks<G, false>(first, second, shape);
+        }
+      } else {
+        throw std::logic_error("pass-pair kernel of unexpected pass stage count");
+      }
+    });
+  }
+
+  template <int G, bool Forward>
+  void pass_pair_blocks(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::PassArgs<Word>& second,
+                        const ntt::gpu::LaunchShape& shape) {
+    std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
+    const std::uint32_t lower_first_stage = Forward ? first.first_stage : second.first_stage;
+    for (std::uint32_t y = 0; y < shape.grid_y; ++y) {
+      const std::uint32_t row = ntt::gpu::visit_index(first, y, shape.grid_y);
+      if (ntt::gpu::skipped_row(first, row)) continue;
+      for (std::uint32_t x = 0; x < shape.grid_x; ++x) {
+        for (Word& w : shared) w = static_cast<Word>(garbage_());
+        const auto place = ntt::gpu::locate_pass_pair_block<G>(first.log_n, lower_first_stage, row, x);
+        for (std::uint32_t t = 0; t < shape.block; ++t) {
+          ntt::gpu::pass_pair_phase<Word, G, Forward, true>(first, shared.data(), place, t);
+        }
+        for (std::uint32_t t = 0; t < shape.block; ++t) {
+          ntt::gpu::pass_pair_phase<Word, G, Forward, false>(second, shared.data(), place, t);
+        }
+      }
+    }
+  }
+
   // Each phase runs for every thread of the block before the next (the
   // kernel's barriers); shared memory starts as garbage, as on the device.
   void region_blocks(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
@@ -353,6 +403,7 @@ class KernelEmulator {
   std::vector<ntt::gpu::IndexEntry> index_;
   std::mt19937_64 garbage_{12345};
   std::size_t fused_launches_ = 0;
+  std::size_t paired_launches_ = 0;
 };
 
 }  // namespace fhe::testing

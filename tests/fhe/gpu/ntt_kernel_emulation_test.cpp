@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
+#include <string>
 #include <random>
 #include <utility>
 
@@ -252,6 +254,77 @@ TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
   EXPECT_EQ(checked, (4 + 6) * 2 * 2);
 }
 
+// The pass-pair kernel word for word (one SM: a wave from 3 blocks) at
+// logN 14, 16 and 17: group4's (G = 2) and group8's (G = 3) first passes
+// in every transform, and every backend's two passes before the region
+// when its caller runs the region (the ModUp's key product, run here by
+// the plan's region kernel afterwards), with rows to skip (block 0 skips
+// its row 0, block 1 its rows 1-2: they keep their words), on the presets'
+// 60- and 40-bit rows (integer and double-precision butterflies) and on
+// 32-bit rows.
+template <typename Word>
+std::size_t check_pass_pairs(const fhe::ntt::BackendInfo& backend, int log_n, const std::vector<std::uint64_t>& moduli) {
+  const auto word = sizeof(Word) == 8 ? fhe::WordType::int64 : fhe::WordType::int32;
+  auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
+  const RowRange rows{0, 3};
+  const std::size_t batch = 2, n = oracle->n();
+  std::vector<std::uint64_t> input;
+  for (std::size_t b = 0; b < batch; ++b) {
+    const auto block = fhe::ntt::random_rows(*oracle, rows, 300 + log_n + b);
+    input.insert(input.end(), block.begin(), block.end());
+  }
+  std::vector<std::uint64_t> expected = input;
+  for (std::size_t b = 0; b < batch; ++b) oracle->forward(expected.data() + b * rows.count * n, rows);
+  const std::string where = std::string(backend.name) + ", logN " + std::to_string(log_n) + ", " +
+                            std::to_string(8 * sizeof(Word)) + "-bit words";
+
+  fhe::testing::KernelEmulator<Word> emulator(backend, log_n, moduli, 1);
+  std::vector<std::uint64_t> actual = input;
+  emulator.run(actual, rows, true, batch);
+  EXPECT_TRUE(actual == expected) << where << ": forward";
+  emulator.run(actual, rows, false, batch);
+  EXPECT_TRUE(actual == input) << where << ": inverse";
+
+  const std::vector<std::uint32_t> starts = {0, 1, 3};
+  actual = input;
+  const auto region = emulator.forward_before_region(actual, rows, batch, starts.data());
+  emulator.forward_region_then(region, fhe::ntt::gpu::copy_tiles<Word, true>);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const std::size_t block = i / (rows.count * n), row = i / n % rows.count;
+    const bool skipped = row >= starts[block] && row < starts[block + 1];
+    wrong += actual[i] != (skipped ? input[i] : expected[i]);
+  }
+  EXPECT_EQ(wrong, 0u) << where << ": forward before the region, skipping rows";
+  return emulator.paired_launches();
+}
+
+TEST(NttKernelEmulation, PassPairsMatchTheOracle) {
+  using fhe::testing::ntt_moduli;
+  std::map<std::string, std::size_t> paired;
+  for (const int log_n : {14, 16, 17}) {
+    std::vector<std::uint64_t> wide = ntt_moduli(log_n, 2, 60);
+    wide.push_back(ntt_moduli(log_n, 1, 40)[0]);
+    for (const char* name : {"radix2_compact_group4_smem8", "radix2_compact_group8_smem8",
+                             "radix2_compact_group16_smem8", "radix4_compact", "radix16_compact"}) {
+      const auto& backend = fhe::ntt::backend_info(name);
+      if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
+      paired[name] += check_pass_pairs<std::uint64_t>(backend, log_n, wide);
+      paired[name] += check_pass_pairs<std::uint32_t>(backend, log_n, ntt_moduli(log_n, 3, 28));
+    }
+  }
+  // Both word types, each: group4 and radix4 at 14 (passes of 2 stages:
+  // 2, 2, 2, region) 2 (forward, inverse) + 1 (before the region), at 16
+  // (2, 2, 2, 2) 2 + 2, group4 at 17 (2, 2, 2, 2, 1) 4 + 2; group8 at 14
+  // (3, 3) 0 + 1, at 16 (3, 3, 2) 2 + 1, at 17 (3, 3, 3) 2 + 1; group16 at
+  // 14 (4, 2) none, at 16 (4, 4) 0 + 1, at 17 (4, 4, 1) 2 + 1; radix16 at 16 0 + 1.
+  EXPECT_EQ(paired["radix2_compact_group4_smem8"], 2u * (3 + 4 + 6));
+  EXPECT_EQ(paired["radix4_compact"], 2u * (3 + 4));
+  EXPECT_EQ(paired["radix2_compact_group8_smem8"], 2u * (1 + 3 + 3));
+  EXPECT_EQ(paired["radix2_compact_group16_smem8"], 2u * (1 + 3));
+  EXPECT_EQ(paired["radix16_compact"], 2u * 1);
+}
+
 // The double-precision rows' bounds (fp64_arith.cuh) where they are
 // tightest: logN 17 (the most passes, each adding its store bias), a
 // prime just below 2^42 beside a 60-bit one, and inputs at the top of the
@@ -442,6 +515,53 @@ TEST(NttLaunchShape, PassAndRegionShareALaunchFromOneWave) {
   for (std::size_t i = 0; i < indexed_launches.size(); ++i) {
     EXPECT_FALSE(runs_pass_with_region(indexed_launches, i, true, 16, 390, 132, 8, false));
   }
+}
+
+// Two global passes share a launch (the pass-pair kernel) from one wave
+// of its 4096-word blocks (396 on 132 SMs: 25 rows at logN 16), where they
+// have the same stage count and the second is not the pass the region
+// takes: at logN 16 group8's first two passes (3 + 3) and group4's (2 + 2)
+// in every transform, group16's and radix16's (4 + 4) only where the
+// caller runs the region (a forward of its first two launches, the ModUp);
+// never a lifted first pass, nor passes whose blocks would leave a block of
+// the lower pass (logN 11).
+TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
+  using fhe::ntt::gpu::runs_pass_pair;
+  const auto launches_of = [](const char* name, int log_n, bool forward) {
+    const auto& backend = fhe::ntt::backend_info(name);
+    return fhe::ntt::gpu::make_pass_launches(backend, fhe::ntt::make_schedule(backend, log_n), forward);
+  };
+  for (const char* name : {"radix2_compact_group16_smem8", "radix16_compact"}) {
+    const auto forward = launches_of(name, 16, true);
+    ASSERT_EQ(forward.size(), 3u) << name;
+    EXPECT_FALSE(runs_pass_pair(forward, 0, 3, true, 16, 355, 132, 8, false)) << name;
+    EXPECT_TRUE(runs_pass_pair(forward, 0, 2, true, 16, 355, 132, 8, false)) << name;
+    EXPECT_TRUE(runs_pass_pair(forward, 0, 2, true, 16, 25, 132, 8, false)) << name;
+    EXPECT_FALSE(runs_pass_pair(forward, 0, 2, true, 16, 24, 132, 8, false)) << name;
+    EXPECT_FALSE(runs_pass_pair(forward, 0, 2, true, 16, 355, 132, 8, true)) << name;
+    EXPECT_FALSE(runs_pass_pair(forward, 1, 3, true, 16, 355, 132, 8, false)) << name;  // a pass and the region
+    EXPECT_FALSE(runs_pass_pair(launches_of(name, 16, false), 0, 3, false, 16, 355, 132, 8, false)) << name;
+  }
+  const auto group8 = launches_of("radix2_compact_group8_smem8", 16, true);  // 3, 3, 2 stages, region
+  EXPECT_TRUE(runs_pass_pair(group8, 0, 4, true, 16, 39, 132, 8, false));
+  EXPECT_FALSE(runs_pass_pair(group8, 1, 4, true, 16, 39, 132, 8, false));  // 3 and 2 stages
+  const auto group8_inverse = launches_of("radix2_compact_group8_smem8", 16, false);  // region, 2, 3, 3
+  EXPECT_TRUE(runs_pass_pair(group8_inverse, 2, 4, false, 16, 39, 132, 8, false));
+  EXPECT_FALSE(runs_pass_pair(group8_inverse, 1, 4, false, 16, 39, 132, 8, false));
+  const auto group4 = launches_of("radix2_compact_group4_smem8", 16, true);  // 2, 2, 2, 2 stages, region
+  EXPECT_TRUE(runs_pass_pair(group4, 0, 5, true, 16, 39, 132, 8, false));
+  EXPECT_FALSE(runs_pass_pair(group4, 2, 5, true, 16, 39, 132, 8, false));  // the fourth goes with the region
+  EXPECT_TRUE(runs_pass_pair(group4, 2, 4, true, 16, 39, 132, 8, false));
+  const auto short_group4 = launches_of("radix2_compact_group4_smem8", 11, true);  // 2, 1 stages, region
+  EXPECT_FALSE(runs_pass_pair(short_group4, 0, 2, true, 11, 4000, 132, 8, false));
+  const auto indexed = launches_of("radix2_indexed", 16, true);
+  for (std::size_t i = 0; i < indexed.size(); ++i) {
+    EXPECT_FALSE(runs_pass_pair(indexed, i, indexed.size(), true, 16, 390, 132, 8, false));
+  }
+  const auto shape = fhe::ntt::gpu::pass_pair_shape(16, 25, 8);
+  EXPECT_EQ(shape.grid_x * shape.grid_y, 400u);
+  EXPECT_EQ(shape.block, 256u);
+  EXPECT_EQ(shape.dynamic_shared_bytes, (4096u + 256u) * 8u);
 }
 
 // The ModDown and rescale finish takes the pass before the region too only

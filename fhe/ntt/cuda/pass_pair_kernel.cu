@@ -1,0 +1,71 @@
+// The pass-pair kernels (pass_pair.cuh): two global passes of G = 2..4
+// stages in one launch, per direction and word type, at the throughput
+// register cap (the plan pairs only launches that fill the GPU:
+// runs_pass_pair).
+#include "fhe/ntt/cuda/kernels.h"
+#include "fhe/ntt/cuda/pass_pair.cuh"
+
+namespace fhe::ntt::gpu {
+namespace {
+
+// `first` and `second`: the two passes' arguments in execution order (the
+// forward's lower pass first, the inverse's upper pass first). A block
+// barrier between the two phases, as in the pass-region kernel.
+template <typename Word, bool Forward, int G>
+__global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
+    ntt_pass_pair(PassArgs<Word> first, PassArgs<Word> second) {
+  allow_next_kernel_launch();
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Word* shared = reinterpret_cast<Word*>(shared_bytes);
+  const std::uint32_t row = visit_index(first, blockIdx.y, gridDim.y);
+  if (skipped_row(first, row)) return;
+  const std::uint32_t lower_first_stage = Forward ? first.first_stage : second.first_stage;
+  const PassPairPlace place = locate_pass_pair_block<G>(first.log_n, lower_first_stage, row, blockIdx.x);
+  pass_pair_phase<Word, G, Forward, true>(first, shared, place, threadIdx.x);
+  __syncthreads();
+  pass_pair_phase<Word, G, Forward, false>(second, shared, place, threadIdx.x);
+}
+
+template <typename Word>
+using PassPairKernel = void (*)(PassArgs<Word>, PassArgs<Word>);
+
+template <typename Word, bool Forward>
+PassPairKernel<Word> select_stages(int stages) {
+  switch (stages) {
+    case 2: return ntt_pass_pair<Word, Forward, 2>;
+    case 3: return ntt_pass_pair<Word, Forward, 3>;
+    case 4: return ntt_pass_pair<Word, Forward, 4>;
+  }
+  throw InvalidArgument("pass-pair kernel with passes of " + std::to_string(stages) +
+                        " stages (the kernels pair passes of 2 to 4)");
+}
+
+template <typename Word>
+PassPairKernel<Word> select_kernel(int stages, bool forward) {
+  return forward ? select_stages<Word, true>(stages) : select_stages<Word, false>(stages);
+}
+
+}  // namespace
+
+template <typename Word>
+cudaError_t launch_pass_pair(const PassArgs<Word>& first, const PassArgs<Word>& second, bool forward,
+                             const LaunchShape& shape, cudaStream_t stream) {
+  return launch_overlapped(select_kernel<Word>(static_cast<int>(first.stage_count), forward), grid_of(shape),
+                           dim3(shape.block, 1, 1), shape.dynamic_shared_bytes, stream, first, second);
+}
+
+template <typename Word>
+KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape& shape) {
+  const std::string name = std::string("ntt_pass_pair<") + word_tag<Word>() + ",g" + std::to_string(stages) +
+                           (forward ? ",forward" : ",inverse") + ",throughput>";
+  return query_kernel_resources(reinterpret_cast<const void*>(select_kernel<Word>(stages, forward)), name, shape);
+}
+
+template cudaError_t launch_pass_pair(const PassArgs<std::uint64_t>&, const PassArgs<std::uint64_t>&, bool,
+                                      const LaunchShape&, cudaStream_t);
+template cudaError_t launch_pass_pair(const PassArgs<std::uint32_t>&, const PassArgs<std::uint32_t>&, bool,
+                                      const LaunchShape&, cudaStream_t);
+template KernelResources pass_pair_resources<std::uint64_t>(int, bool, const LaunchShape&);
+template KernelResources pass_pair_resources<std::uint32_t>(int, bool, const LaunchShape&);
+
+}  // namespace fhe::ntt::gpu
