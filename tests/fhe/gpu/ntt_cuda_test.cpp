@@ -258,8 +258,22 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
     for (bool forward : {true, false}) {
       const auto launches = plan->describe(rows, forward);
       // 39 rows fill the GPU: the pass next to the region runs in the
-      // region's launch (pass_region.cuh), one launch fewer.
-      ASSERT_EQ(launches.size(), plan->schedule().passes.size() - (indexed ? 0 : 1)) << backend.name;
+      // region's launch (pass_region.cuh), one launch fewer, and so do the
+      // first two passes of 2 + 2 and 3 + 3 stages (pass_pair.cuh).
+      const bool paired = backend.name == "radix2_compact_group4_smem8" ||
+                          backend.name == "radix2_compact_group8_smem8" || backend.name == "radix4_compact";
+      ASSERT_EQ(launches.size(), plan->schedule().passes.size() - (indexed ? 0 : 1) - (paired ? 1 : 0))
+          << backend.name;
+      std::size_t pairs = 0;
+      for (const auto& launch : launches) {
+        if (!launch.kernel.starts_with("ntt_pass_pair<")) continue;
+        ++pairs;
+        EXPECT_EQ(launch.block[0], 256u) << launch.kernel;
+        EXPECT_EQ(launch.grid[0] * launch.grid[1], rows.count * plan->n() / 4096) << launch.kernel;
+        // The inverse pairs group4's and radix4's second and third passes (stages 2-5).
+        EXPECT_EQ(launch.first_stage, !forward && launch.stage_count == 4 ? 2 : 0) << launch.kernel;
+      }
+      EXPECT_EQ(pairs, paired ? 1u : 0u) << backend.name;
       if (!indexed) {
         const auto& fused = forward ? launches.back() : launches.front();
         EXPECT_TRUE(fused.kernel.starts_with("ntt_pass_region<")) << fused.kernel;
