@@ -106,7 +106,9 @@ class CudaPlan final : public NttPlan {
       LaunchDescription d = passes[i];
       gpu::LaunchShape shape = gpu::launch_shape(launch, log_n(), rows.count, sm_count_, word_bytes);
       gpu::KernelResources resources;
-      if (gpu::runs_pass_with_region(launches, i, forward, log_n(), rows.count, sm_count_, word_bytes, false)) {
+      const gpu::LaunchGroup group =
+          gpu::launch_group(launches, i, launches.size(), forward, log_n(), rows.count, sm_count_, word_bytes, false);
+      if (group == gpu::LaunchGroup::pass_with_region) {
         // One launch for the pass and the region: their stages and twiddles,
         // the data once in and out.
         const gpu::PassLaunch& pass = launches[forward ? i : i + 1];
@@ -120,8 +122,7 @@ class CudaPlan final : public NttPlan {
         d.first_stage = pass.first_stage;
         d.stage_count += other.stage_count;
         d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
-      } else if (gpu::runs_pass_pair(launches, i, launches.size(), forward, log_n(), rows.count, sm_count_,
-                                     word_bytes, false)) {
+      } else if (group == gpu::LaunchGroup::pass_pair) {
         // One launch for both passes: their stages, the data once in and out.
         const LaunchDescription& other = passes[++i];
         shape = gpu::pass_pair_shape(log_n(), rows.count, word_bytes);
@@ -257,8 +258,8 @@ class CudaPlan final : public NttPlan {
   // first reads `first_source` when it is given (an out-of-place inverse,
   // whose first pass is the shared region) or lifts `first_lift`'s rows (a
   // forward whose first pass is a global pass). The pass next to the
-  // region runs in the region's launch where runs_pass_with_region says so,
-  // two passes in one where runs_pass_pair does. Returns the launches issued.
+  // region runs in the region's launch, or two passes in one, where
+  // gpu::launch_group says so. Returns the launches issued.
   template <typename Word>
   std::size_t enqueue_passes(const DeviceTables<Word>& tables, std::uint64_t* data, RowRange rows,
                       std::size_t batch, cudaStream_t stream, bool forward, std::size_t launch_count,
@@ -285,8 +286,9 @@ class CudaPlan final : public NttPlan {
           args.source_batch_words = first_source.batch_words;
           if (first_lift) args.lift = *first_lift;
         }
-        if (i + 1 < launch_count && gpu::runs_pass_with_region(launches, i, forward, log_n(), data_rows, sm_count_,
-                                                               sizeof(Word), first_lift != nullptr)) {
+        const gpu::LaunchGroup group = gpu::launch_group(launches, i, launch_count, forward, log_n(), data_rows,
+                                                         sm_count_, sizeof(Word), first_lift != nullptr);
+        if (group == gpu::LaunchGroup::pass_with_region) {
           const gpu::PassArgs<Word> next = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
           const gpu::PassArgs<Word>& pass = forward ? args : next;
           const gpu::PassArgs<Word>& region = forward ? next : args;
@@ -294,8 +296,7 @@ class CudaPlan final : public NttPlan {
               pass, region, forward, gpu::pass_region_shape(static_cast<int>(pass.stage_count), log_n(), data_rows,
                                                             sizeof(Word)),
               stream);
-        } else if (gpu::runs_pass_pair(launches, i, launch_count, forward, log_n(), data_rows, sm_count_,
-                                       sizeof(Word), first_lift != nullptr)) {
+        } else if (group == gpu::LaunchGroup::pass_pair) {
           const gpu::PassArgs<Word> second = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
           status = gpu::launch_pass_pair(args, second, forward, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
                                          stream);

@@ -274,14 +274,13 @@ inline LaunchShape pass_pair_shape(int log_n, std::size_t rows, std::size_t word
 }
 
 // Whether launches i and i + 1 of a direction's first `launch_count` (in
-// execution order) run as one pass-pair kernel: two global passes of the
-// same 2-4 stages, adjacent in stage order, whose 4096-word blocks fit in
-// a block of the lower pass (logN - f >= 12), in a launch of at least one
-// wave (as runs_pass_with_region). The pass the region takes
-// (runs_pass_with_region, measured first) stays with it, so a plain
-// transform pairs only passes before that one (group8's first two, group4's
-// and radix4's first two) and a forward whose region the caller runs (the
-// ModUp's key product) pairs the two passes before it. A lifted first pass
+// execution order) can run as one pass-pair kernel: two global passes of
+// the same 2-4 stages, adjacent in stage order, whose 4096-word blocks fit
+// in a block of the lower pass (logN - f >= 12), in a launch of at least
+// one wave (as runs_pass_with_region). A pass of 2 or 3 stages that the
+// region takes (runs_pass_with_region) stays with it: on the H200 group4's
+// inverse at 39 rows was 2.4 % slower with its region alone and its four
+// passes paired (docs/performance.md, session 47). A lifted first pass
 // runs alone.
 inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
                            bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
@@ -296,13 +295,39 @@ inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t 
       log_n - lower.first_stage < static_cast<int>(kPairBlockWordsLog)) {
     return false;
   }
-  if (forward && i + 2 < launch_count &&
-      runs_pass_with_region(launches, i + 1, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
-    return false;
-  }
+  const bool region_takes_a_pass =
+      forward ? i + 2 < launch_count &&
+                    runs_pass_with_region(launches, i + 1, forward, log_n, rows, sm_count, word_bytes, lifted_first)
+              : i >= 1 && runs_pass_with_region(launches, i - 1, forward, log_n, rows, sm_count, word_bytes, false);
+  if (lower.stage_count < kMaxGlobalPassStages && region_takes_a_pass) return false;
   const LaunchShape pair = pass_pair_shape(log_n, rows, word_bytes);
   const std::size_t resident_per_sm = kThroughputMinBlocksPerSm * kMaxBlockThreads / pair.block;
   return std::size_t{pair.grid_x} * pair.grid_y >= resident_per_sm * static_cast<std::size_t>(std::max(sm_count, 1));
+}
+
+// How launch i of a direction's first `launch_count` runs: alone, with the
+// next in one pass-region kernel, or with the next in one pass-pair kernel.
+// Two 4-stage passes pair even where the region would take the second
+// (group16, radix16 at logN 16: the region then runs alone): on the H200 the
+// 39-row forward was 2.8 % (group16) and 4.7 % (radix16) faster, the inverse
+// 2.7 % and 2.3 % (docs/performance.md, session 47).
+enum class LaunchGroup { alone, pass_with_region, pass_pair };
+
+inline LaunchGroup launch_group(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
+                                bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
+                                bool lifted_first) {
+  if (runs_pass_pair(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
+    return LaunchGroup::pass_pair;
+  }
+  // The inverse's region gives its pass to a pair.
+  if (!forward && runs_pass_pair(launches, i + 1, launch_count, forward, log_n, rows, sm_count, word_bytes, false)) {
+    return LaunchGroup::alone;
+  }
+  if (i + 1 < std::min(launch_count, launches.size()) &&
+      runs_pass_with_region(launches, i, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
+    return LaunchGroup::pass_with_region;
+  }
+  return LaunchGroup::alone;
 }
 
 // Whether a forward whose caller's kernel runs the region (the ModDown and

@@ -82,16 +82,16 @@ class KernelEmulator {
         args.source_batch_words = first_source_batch_words;
         if (first_lift) args.lift = *first_lift;
       }
-      if (i + 1 < std::min(launches.size(), launch_count) &&
-          ntt::gpu::runs_pass_with_region(launches, i, forward, log_n_, data_rows, sm_count_, sizeof(Word),
-                                          first_lift != nullptr)) {
+      const ntt::gpu::LaunchGroup group = ntt::gpu::launch_group(launches, i, launch_count, forward, log_n_,
+                                                                 data_rows, sm_count_, sizeof(Word),
+                                                                 first_lift != nullptr);
+      if (group == ntt::gpu::LaunchGroup::pass_with_region) {
         const ntt::gpu::PassArgs<Word> next = pass_args(launches[++i], data, rows, batch, forward, skip_starts);
         run_pass_region(forward ? args : next, forward ? next : args, forward, data_rows);
         ++fused_launches_;
         continue;
       }
-      if (ntt::gpu::runs_pass_pair(launches, i, launch_count, forward, log_n_, data_rows, sm_count_, sizeof(Word),
-                                   first_lift != nullptr)) {
+      if (group == ntt::gpu::LaunchGroup::pass_pair) {
         run_pass_pair(args, pass_args(launches[++i], data, rows, batch, forward, skip_starts), forward, data_rows);
         ++paired_launches_;
         continue;
@@ -104,10 +104,10 @@ class KernelEmulator {
     }
   }
 
-  // Pass-region launches run so far (runs_pass_with_region), so tests can
+  // Pass-region launches run so far (launch_group), so tests can
   // tell that they covered them.
   std::size_t fused_launches() const { return fused_launches_; }
-  // Pass-pair launches run so far (runs_pass_pair).
+  // Pass-pair launches run so far (launch_group).
   std::size_t paired_launches() const { return paired_launches_; }
 
   // A phase of a region kernel: (args, shared, block, tiles_per_block,

@@ -257,28 +257,32 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
     const bool indexed = backend.family == fhe::ntt::BackendFamily::indexed;
     for (bool forward : {true, false}) {
       const auto launches = plan->describe(rows, forward);
-      // 39 rows fill the GPU: the pass next to the region runs in the
-      // region's launch (pass_region.cuh), one launch fewer, and so do the
-      // first two passes of 2 + 2 and 3 + 3 stages (pass_pair.cuh).
-      const bool paired = backend.name == "radix2_compact_group4_smem8" ||
-                          backend.name == "radix2_compact_group8_smem8" || backend.name == "radix4_compact";
-      ASSERT_EQ(launches.size(), plan->schedule().passes.size() - (indexed ? 0 : 1) - (paired ? 1 : 0))
-          << backend.name;
-      std::size_t pairs = 0;
+      // 39 rows fill the GPU: two passes run in one launch (pass_pair.cuh)
+      // and, below 4 stages a pass, the pass next to the region in the
+      // region's (pass_region.cuh); 4-stage passes pair, the region alone.
+      const bool four_stage = backend.stages_per_pass == 4;
+      const std::size_t pairs = indexed ? 0 : 1, region_fusions = indexed || four_stage ? 0 : 1;
+      ASSERT_EQ(launches.size(), plan->schedule().passes.size() - pairs - region_fusions) << backend.name;
+      std::size_t paired = 0;
       for (const auto& launch : launches) {
         if (!launch.kernel.starts_with("ntt_pass_pair<")) continue;
-        ++pairs;
+        ++paired;
         EXPECT_EQ(launch.block[0], 256u) << launch.kernel;
         EXPECT_EQ(launch.grid[0] * launch.grid[1], rows.count * plan->n() / 4096) << launch.kernel;
         // The inverse pairs group4's and radix4's second and third passes (stages 2-5).
         EXPECT_EQ(launch.first_stage, !forward && launch.stage_count == 4 ? 2 : 0) << launch.kernel;
       }
-      EXPECT_EQ(pairs, paired ? 1u : 0u) << backend.name;
+      EXPECT_EQ(paired, pairs) << backend.name;
       if (!indexed) {
-        const auto& fused = forward ? launches.back() : launches.front();
-        EXPECT_TRUE(fused.kernel.starts_with("ntt_pass_region<")) << fused.kernel;
-        EXPECT_EQ(fused.pass_kind, fhe::ntt::PassKind::shared_region);
-        EXPECT_EQ(fused.block[0], 16u << (fused.stage_count - 8)) << fused.kernel;
+        const auto& region = forward ? launches.back() : launches.front();
+        EXPECT_EQ(region.pass_kind, fhe::ntt::PassKind::shared_region);
+        if (region_fusions == 1) {
+          EXPECT_TRUE(region.kernel.starts_with("ntt_pass_region<")) << region.kernel;
+          EXPECT_EQ(region.block[0], 16u << (region.stage_count - 8)) << region.kernel;
+        } else {
+          EXPECT_TRUE(region.kernel.starts_with("ntt_shared_region<")) << region.kernel;
+          EXPECT_EQ(region.stage_count, 8) << region.kernel;
+        }
       }
       int stages = 0;
       for (const auto& launch : launches) {

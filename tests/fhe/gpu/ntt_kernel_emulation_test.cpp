@@ -317,12 +317,12 @@ TEST(NttKernelEmulation, PassPairsMatchTheOracle) {
   // 2, 2, 2, region) 2 (forward, inverse) + 1 (before the region), at 16
   // (2, 2, 2, 2) 2 + 2, group4 at 17 (2, 2, 2, 2, 1) 4 + 2; group8 at 14
   // (3, 3) 0 + 1, at 16 (3, 3, 2) 2 + 1, at 17 (3, 3, 3) 2 + 1; group16 at
-  // 14 (4, 2) none, at 16 (4, 4) 0 + 1, at 17 (4, 4, 1) 2 + 1; radix16 at 16 0 + 1.
+  // 14 (4, 2) none, at 16 (4, 4) 2 + 1, at 17 (4, 4, 1) 2 + 1; radix16 at 16 2 + 1.
   EXPECT_EQ(paired["radix2_compact_group4_smem8"], 2u * (3 + 4 + 6));
   EXPECT_EQ(paired["radix4_compact"], 2u * (3 + 4));
   EXPECT_EQ(paired["radix2_compact_group8_smem8"], 2u * (1 + 3 + 3));
-  EXPECT_EQ(paired["radix2_compact_group16_smem8"], 2u * (1 + 3));
-  EXPECT_EQ(paired["radix16_compact"], 2u * 1);
+  EXPECT_EQ(paired["radix2_compact_group16_smem8"], 2u * (3 + 3));
+  EXPECT_EQ(paired["radix16_compact"], 2u * 3);
 }
 
 // The double-precision rows' bounds (fp64_arith.cuh) where they are
@@ -518,46 +518,58 @@ TEST(NttLaunchShape, PassAndRegionShareALaunchFromOneWave) {
 }
 
 // Two global passes share a launch (the pass-pair kernel) from one wave
-// of its 4096-word blocks (396 on 132 SMs: 25 rows at logN 16), where they
-// have the same stage count and the second is not the pass the region
-// takes: at logN 16 group8's first two passes (3 + 3) and group4's (2 + 2)
-// in every transform, group16's and radix16's (4 + 4) only where the
-// caller runs the region (a forward of its first two launches, the ModUp);
-// never a lifted first pass, nor passes whose blocks would leave a block of
-// the lower pass (logN 11).
+// of its 4096-word blocks (396 on 132 SMs: 25 rows at logN 16) where they
+// have the same stage count and, below 4 stages, the region does not take
+// the second: at logN 16 group16's and radix16's two passes (4 + 4, the
+// region then alone, in both directions and before a caller's region),
+// group8's first two (3 + 3) and group4's (2 + 2) in every transform, and
+// group4's middle two in the inverse and before a caller's region; never
+// a lifted first pass, nor passes whose blocks would leave a block of the
+// lower pass (logN 11).
 TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
-  using fhe::ntt::gpu::runs_pass_pair;
+  using fhe::ntt::gpu::LaunchGroup;
   const auto launches_of = [](const char* name, int log_n, bool forward) {
     const auto& backend = fhe::ntt::backend_info(name);
     return fhe::ntt::gpu::make_pass_launches(backend, fhe::ntt::make_schedule(backend, log_n), forward);
   };
+  const auto group = [](const auto& launches, std::size_t i, std::size_t count, bool forward, std::size_t rows,
+                        bool lifted = false, int log_n = 16) {
+    return fhe::ntt::gpu::launch_group(launches, i, count, forward, log_n, rows, 132, 8, lifted);
+  };
   for (const char* name : {"radix2_compact_group16_smem8", "radix16_compact"}) {
-    const auto forward = launches_of(name, 16, true);
+    const auto forward = launches_of(name, 16, true);  // 4, 4 stages, region
     ASSERT_EQ(forward.size(), 3u) << name;
-    EXPECT_FALSE(runs_pass_pair(forward, 0, 3, true, 16, 355, 132, 8, false)) << name;
-    EXPECT_TRUE(runs_pass_pair(forward, 0, 2, true, 16, 355, 132, 8, false)) << name;
-    EXPECT_TRUE(runs_pass_pair(forward, 0, 2, true, 16, 25, 132, 8, false)) << name;
-    EXPECT_FALSE(runs_pass_pair(forward, 0, 2, true, 16, 24, 132, 8, false)) << name;
-    EXPECT_FALSE(runs_pass_pair(forward, 0, 2, true, 16, 355, 132, 8, true)) << name;
-    EXPECT_FALSE(runs_pass_pair(forward, 1, 3, true, 16, 355, 132, 8, false)) << name;  // a pass and the region
-    EXPECT_FALSE(runs_pass_pair(launches_of(name, 16, false), 0, 3, false, 16, 355, 132, 8, false)) << name;
+    EXPECT_EQ(group(forward, 0, 3, true, 355), LaunchGroup::pass_pair) << name;
+    EXPECT_EQ(group(forward, 2, 3, true, 355), LaunchGroup::alone) << name;
+    EXPECT_EQ(group(forward, 0, 2, true, 355), LaunchGroup::pass_pair) << name;  // the ModUp's
+    EXPECT_EQ(group(forward, 0, 2, true, 25), LaunchGroup::pass_pair) << name;
+    EXPECT_EQ(group(forward, 0, 3, true, 24), LaunchGroup::alone) << name;
+    EXPECT_EQ(group(forward, 1, 3, true, 24), LaunchGroup::alone) << name;
+    EXPECT_EQ(group(forward, 0, 2, true, 355, true), LaunchGroup::alone) << name;
+    const auto inverse = launches_of(name, 16, false);  // region, 4, 4 stages
+    EXPECT_EQ(group(inverse, 0, 3, false, 355), LaunchGroup::alone) << name;
+    EXPECT_EQ(group(inverse, 1, 3, false, 355), LaunchGroup::pass_pair) << name;
+    EXPECT_EQ(group(inverse, 0, 3, false, 24), LaunchGroup::alone) << name;
   }
   const auto group8 = launches_of("radix2_compact_group8_smem8", 16, true);  // 3, 3, 2 stages, region
-  EXPECT_TRUE(runs_pass_pair(group8, 0, 4, true, 16, 39, 132, 8, false));
-  EXPECT_FALSE(runs_pass_pair(group8, 1, 4, true, 16, 39, 132, 8, false));  // 3 and 2 stages
+  EXPECT_EQ(group(group8, 0, 4, true, 39), LaunchGroup::pass_pair);
+  EXPECT_EQ(group(group8, 2, 4, true, 39), LaunchGroup::pass_with_region);
   const auto group8_inverse = launches_of("radix2_compact_group8_smem8", 16, false);  // region, 2, 3, 3
-  EXPECT_TRUE(runs_pass_pair(group8_inverse, 2, 4, false, 16, 39, 132, 8, false));
-  EXPECT_FALSE(runs_pass_pair(group8_inverse, 1, 4, false, 16, 39, 132, 8, false));
+  EXPECT_EQ(group(group8_inverse, 0, 4, false, 39), LaunchGroup::pass_with_region);
+  EXPECT_EQ(group(group8_inverse, 2, 4, false, 39), LaunchGroup::pass_pair);
   const auto group4 = launches_of("radix2_compact_group4_smem8", 16, true);  // 2, 2, 2, 2 stages, region
-  EXPECT_TRUE(runs_pass_pair(group4, 0, 5, true, 16, 39, 132, 8, false));
-  EXPECT_FALSE(runs_pass_pair(group4, 2, 5, true, 16, 39, 132, 8, false));  // the fourth goes with the region
-  EXPECT_TRUE(runs_pass_pair(group4, 2, 4, true, 16, 39, 132, 8, false));
+  EXPECT_EQ(group(group4, 0, 5, true, 39), LaunchGroup::pass_pair);
+  EXPECT_EQ(group(group4, 2, 5, true, 39), LaunchGroup::alone);  // the fourth goes with the region
+  EXPECT_EQ(group(group4, 3, 5, true, 39), LaunchGroup::pass_with_region);
+  EXPECT_EQ(group(group4, 2, 4, true, 39), LaunchGroup::pass_pair);  // before a caller's region
+  const auto group4_inverse = launches_of("radix2_compact_group4_smem8", 16, false);  // region, 2, 2, 2, 2
+  EXPECT_EQ(group(group4_inverse, 0, 5, false, 39), LaunchGroup::pass_with_region);
+  EXPECT_EQ(group(group4_inverse, 2, 5, false, 39), LaunchGroup::pass_pair);
+  EXPECT_EQ(group(group4_inverse, 4, 5, false, 39), LaunchGroup::alone);
   const auto short_group4 = launches_of("radix2_compact_group4_smem8", 11, true);  // 2, 1 stages, region
-  EXPECT_FALSE(runs_pass_pair(short_group4, 0, 2, true, 11, 4000, 132, 8, false));
+  EXPECT_EQ(group(short_group4, 0, 2, true, 4000, false, 11), LaunchGroup::alone);
   const auto indexed = launches_of("radix2_indexed", 16, true);
-  for (std::size_t i = 0; i < indexed.size(); ++i) {
-    EXPECT_FALSE(runs_pass_pair(indexed, i, indexed.size(), true, 16, 390, 132, 8, false));
-  }
+  for (std::size_t i = 0; i < indexed.size(); ++i) EXPECT_EQ(group(indexed, i, 16, true, 390), LaunchGroup::alone);
   const auto shape = fhe::ntt::gpu::pass_pair_shape(16, 25, 8);
   EXPECT_EQ(shape.grid_x * shape.grid_y, 400u);
   EXPECT_EQ(shape.block, 256u);
