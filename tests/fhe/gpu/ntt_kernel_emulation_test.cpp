@@ -255,15 +255,16 @@ TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
 }
 
 // The pass-pair kernel word for word (one SM: a wave from 3 blocks) at
-// logN 14, 16 and 17: group4's (G = 2) and group8's (G = 3) first passes
-// in every transform, and every backend's two passes before the region
+// logN 14-17: group4's (G = 2), group8's and radix8's (G = 3), group16's and
+// radix16's (G = 4) passes in every transform, and every backend's passes before the region
 // when its caller runs the region (the ModUp's key product, run here by
 // the plan's region kernel afterwards), with rows to skip (block 0 skips
 // its row 0, block 1 its rows 1-2: they keep their words), on the presets'
 // 60- and 40-bit rows (integer and double-precision butterflies) and on
 // 32-bit rows.
 template <typename Word>
-std::size_t check_pass_pairs(const fhe::ntt::BackendInfo& backend, int log_n, const std::vector<std::uint64_t>& moduli) {
+std::size_t check_pass_pairs(const fhe::ntt::BackendInfo& backend, int log_n,
+                             const std::vector<std::uint64_t>& moduli) {
   const auto word = sizeof(Word) == 8 ? fhe::WordType::int64 : fhe::WordType::int32;
   auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
   const RowRange rows{0, 3};
@@ -302,25 +303,29 @@ std::size_t check_pass_pairs(const fhe::ntt::BackendInfo& backend, int log_n, co
 TEST(NttKernelEmulation, PassPairsMatchTheOracle) {
   using fhe::testing::ntt_moduli;
   std::map<std::string, std::size_t> paired;
-  for (const int log_n : {14, 16, 17}) {
+  for (const int log_n : {14, 15, 16, 17}) {
     std::vector<std::uint64_t> wide = ntt_moduli(log_n, 2, 60);
     wide.push_back(ntt_moduli(log_n, 1, 40)[0]);
     for (const char* name : {"radix2_compact_group4_smem8", "radix2_compact_group8_smem8",
-                             "radix2_compact_group16_smem8", "radix4_compact", "radix16_compact"}) {
+                             "radix2_compact_group16_smem8", "radix4_compact", "radix8_compact",
+                             "radix16_compact"}) {
       const auto& backend = fhe::ntt::backend_info(name);
       if (!fhe::ntt::compatibility(backend, log_n).compatible) continue;
       paired[name] += check_pass_pairs<std::uint64_t>(backend, log_n, wide);
       paired[name] += check_pass_pairs<std::uint32_t>(backend, log_n, ntt_moduli(log_n, 3, 28));
     }
   }
-  // Both word types, each: group4 and radix4 at 14 (passes of 2 stages:
-  // 2, 2, 2, region) 2 (forward, inverse) + 1 (before the region), at 16
-  // (2, 2, 2, 2) 2 + 2, group4 at 17 (2, 2, 2, 2, 1) 4 + 2; group8 at 14
-  // (3, 3) 0 + 1, at 16 (3, 3, 2) 2 + 1, at 17 (3, 3, 3) 2 + 1; group16 at
-  // 14 (4, 2) none, at 16 (4, 4) 2 + 1, at 17 (4, 4, 1) 2 + 1; radix16 at 16 2 + 1.
-  EXPECT_EQ(paired["radix2_compact_group4_smem8"], 2u * (3 + 4 + 6));
+  // Both word types, each, as (forward + inverse) + before the region:
+  // group4 and radix4 at 14 (passes of 2, 2, 2 stages, region) 2 + 1, at 16
+  // (2, 2, 2, 2) 2 + 2; group4 at 15 (2, 2, 2, 1) 2 + 1, at 17 (2, 2, 2, 2,
+  // 1) 4 + 2; group8 at 14 (3, 3) 0 + 1, at 15 (3, 3, 1), 16 (3, 3, 2) and
+  // 17 (3, 3, 3) 2 + 1; radix8 at 15 (3, 3, 3, 6-stage region) 2 + 1;
+  // group16 at 14 (4, 2) and 15 (4, 3) none, at 16 (4, 4) and 17 (4, 4, 1)
+  // 2 + 1; radix16 at 16 2 + 1.
+  EXPECT_EQ(paired["radix2_compact_group4_smem8"], 2u * (3 + 3 + 4 + 6));
   EXPECT_EQ(paired["radix4_compact"], 2u * (3 + 4));
-  EXPECT_EQ(paired["radix2_compact_group8_smem8"], 2u * (1 + 3 + 3));
+  EXPECT_EQ(paired["radix2_compact_group8_smem8"], 2u * (1 + 3 + 3 + 3));
+  EXPECT_EQ(paired["radix8_compact"], 2u * 3);
   EXPECT_EQ(paired["radix2_compact_group16_smem8"], 2u * (3 + 3));
   EXPECT_EQ(paired["radix16_compact"], 2u * 3);
 }
