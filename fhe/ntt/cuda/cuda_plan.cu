@@ -126,8 +126,9 @@ class CudaPlan final : public NttPlan {
         // One launch for both passes: their stages, the data once in and out.
         const LaunchDescription& other = passes[++i];
         shape = gpu::pass_pair_shape(log_n(), rows.count, word_bytes);
-        resources = word_ == WordType::int64 ? gpu::pass_pair_resources<std::uint64_t>(launch.stage_count, forward, shape)
-                                             : gpu::pass_pair_resources<std::uint32_t>(launch.stage_count, forward, shape);
+        resources = word_ == WordType::int64
+                        ? gpu::pass_pair_resources<std::uint64_t>(launch.stage_count, forward, shape)
+                        : gpu::pass_pair_resources<std::uint32_t>(launch.stage_count, forward, shape);
         d.first_stage = std::min(d.first_stage, other.first_stage);
         d.stage_count += other.stage_count;
         d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
@@ -236,11 +237,13 @@ class CudaPlan final : public NttPlan {
                         .tiles_per_block;
     // The caller's launch is the next of the transform (its row order).
     if (region.is_wide) {
-      const std::size_t order = enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
+      const std::size_t order =
+          enqueue_passes(tables64_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
       if (pass_left) region.pass_wide = pass_args(tables64_, earlier, order, data, rows, batch, true, skip_starts);
       region.wide = pass_args(tables64_, region_index, order, data, rows, batch, true, skip_starts);
     } else {
-      const std::size_t order = enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
+      const std::size_t order =
+          enqueue_passes(tables32_, data, rows, batch, stream, true, earlier, skip_starts, {}, lift);
       if (pass_left) region.pass_narrow = pass_args(tables32_, earlier, order, data, rows, batch, true, skip_starts);
       region.narrow = pass_args(tables32_, region_index, order, data, rows, batch, true, skip_starts);
     }
