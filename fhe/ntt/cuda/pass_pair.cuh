@@ -32,7 +32,7 @@ struct PassPairBlock {
   static constexpr std::uint32_t kClasses = kPairBlockWords >> (2 * G);
   // A thread's columns share j (one pass block, one set of twiddles); the
   // threads of a run take consecutive classes, so a warp's accesses to one
-  // word of its columns cover runs of 16 to 64 words (128 to 512 bytes).
+  // word of its columns cover runs of 16 or 32 words (128 or 256 bytes).
   static constexpr std::uint32_t kRun = kClasses / kColumnsPerThread;
   static_assert(kRun * kSpan == kPairBlockThreads, "a run of threads per column index j");
   static constexpr std::uint32_t class_of(std::uint32_t thread, int l) { return thread % kRun + l * kRun; }
