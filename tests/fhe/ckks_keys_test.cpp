@@ -216,6 +216,35 @@ TEST(Galois, NttPermutationIsTheCoefficientAutomorphism) {
   EXPECT_THROW(galois_ntt_permutation(4, engine.preset().log_n), InvalidArgument);
 }
 
+// Every automorphism's NTT-domain permutation moves 256-word tiles whole:
+// index p = br(j) holds the odd exponent 2j + 1, its tile (p >> 8) is set
+// by j mod 2^(logN - 8), and (2j + 1) g mod 2^(logN - 7) depends on that
+// alone (tiles stay in place when g = 1 mod 2^(logN - 7)). So one
+// shared-memory tile of extended rows can feed each hoisted step's key
+// product (docs/performance.md, session 47, "What is left").
+TEST(Galois, NttPermutationMovesTilesWhole) {
+  for (const int log_n : {8, 12, 16}) {
+    const std::uint32_t tiles = 1u << (log_n - 8);
+    std::size_t moved = 0;  // tiles sent elsewhere, over all elements: not the identity on tiles
+    std::vector<std::uint64_t> elements = {conjugation_galois_element(log_n)};
+    for (const int step : {1, 2, 3, 4, 8, -1, 100}) elements.push_back(galois_element_for_step(step, log_n));
+    for (const std::uint64_t g : elements) {
+      const auto table = galois_ntt_permutation(g, log_n);
+      std::size_t mixed = 0;
+      std::vector<bool> source_used(tiles, false);
+      for (std::uint32_t tile = 0; tile < tiles; ++tile) {
+        const std::uint32_t source = table[tile * 256] >> 8;
+        for (std::uint32_t k = 0; k < 256; ++k) mixed += (table[tile * 256 + k] >> 8) != source;
+        moved += source != tile;
+        EXPECT_FALSE(source_used[source]) << "g = " << g << ": two tiles from tile " << source;
+        source_used[source] = true;
+      }
+      EXPECT_EQ(mixed, 0u) << "logN " << log_n << ", g = " << g;
+    }
+    if (log_n > 8) EXPECT_GT(moved, 0u) << "logN " << log_n;
+  }
+}
+
 TEST(CkksEngine, UsesTheStableFallbackAndOnePlanOverAllRows) {
   const CkksEngine engine(kSmall);
   EXPECT_EQ(engine.ntt_backend(), "radix2_indexed");
