@@ -219,9 +219,9 @@ TEST(Galois, NttPermutationIsTheCoefficientAutomorphism) {
 // Every automorphism's NTT-domain permutation moves 256-word tiles whole:
 // index p = br(j) holds the odd exponent 2j + 1, its tile (p >> 8) is set
 // by j mod 2^(logN - 8), and (2j + 1) g mod 2^(logN - 7) depends on that
-// alone (tiles stay in place when g = 1 mod 2^(logN - 7)). So one
-// shared-memory tile of extended rows can feed each hoisted step's key
-// product (docs/performance.md, session 47, "What is left").
+// alone (tiles stay in place when g = 1 mod 2^(logN - 7)). The fused
+// region + key product of a rotation reads its digit tiles this way
+// (evaluator/cuda/region_key_product.cuh, fused_tile_thread).
 TEST(Galois, NttPermutationMovesTilesWhole) {
   for (const int log_n : {8, 12, 16}) {
     const std::uint32_t tiles = 1u << (log_n - 8);
