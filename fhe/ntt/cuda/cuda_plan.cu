@@ -109,32 +109,28 @@ class CudaPlan final : public NttPlan {
       const gpu::LaunchGroup group =
           gpu::launch_group(launches, i, launches.size(), forward, log_n(), rows.count, sm_count_, word_bytes, false);
       if (group == gpu::LaunchGroup::pass_with_region) {
-        // One launch for the pass and the region: their stages and twiddles,
-        // the data once in and out.
         const gpu::PassLaunch& pass = launches[forward ? i : i + 1];
         const bool consecutive = launches[forward ? i + 1 : i].address.consecutive;
-        const LaunchDescription& other = passes[++i];
         shape = gpu::pass_region_shape(pass.stage_count, log_n(), rows.count, word_bytes);
         resources = word_ == WordType::int64
                         ? gpu::pass_region_resources<std::uint64_t>(pass.stage_count, consecutive, forward, shape)
                         : gpu::pass_region_resources<std::uint32_t>(pass.stage_count, consecutive, forward, shape);
         d.pass_kind = PassKind::shared_region;
-        d.first_stage = pass.first_stage;
-        d.stage_count += other.stage_count;
-        d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
       } else if (group == gpu::LaunchGroup::pass_pair) {
-        // One launch for both passes: their stages, the data once in and out.
-        const LaunchDescription& other = passes[++i];
         shape = gpu::pass_pair_shape(log_n(), rows.count, word_bytes);
         resources = word_ == WordType::int64
                         ? gpu::pass_pair_resources<std::uint64_t>(launch.stage_count, forward, shape)
                         : gpu::pass_pair_resources<std::uint32_t>(launch.stage_count, forward, shape);
-        d.first_stage = std::min(d.first_stage, other.first_stage);
-        d.stage_count += other.stage_count;
-        d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
       } else {
         resources = word_ == WordType::int64 ? kernel_resources<std::uint64_t>(launch, forward, shape)
                                              : kernel_resources<std::uint32_t>(launch, forward, shape);
+      }
+      if (group != gpu::LaunchGroup::alone) {
+        // One launch for two: both passes' stages and twiddles, the data once in and out.
+        const LaunchDescription& other = passes[++i];
+        d.first_stage = std::min(d.first_stage, other.first_stage);
+        d.stage_count += other.stage_count;
+        d.modelled_dram_bytes += other.modelled_dram_bytes - rows.count * 2 * n() * sizeof(std::uint64_t);
       }
       d.kernel = resources.name;
       d.grid[0] = shape.grid_x;

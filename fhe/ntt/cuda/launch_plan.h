@@ -238,6 +238,13 @@ inline LaunchShape pass_region_shape(int pass_stages, int log_n, std::size_t row
   return shape;
 }
 
+// Whether a launch of `shape` at the throughput cap has at least one wave of
+// blocks: as many as kThroughputMinBlocksPerSm 256-thread blocks an SM.
+inline bool fills_one_wave(const LaunchShape& shape, int sm_count) {
+  const std::size_t resident_per_sm = kThroughputMinBlocksPerSm * kMaxBlockThreads / shape.block;
+  return std::size_t{shape.grid_x} * shape.grid_y >= resident_per_sm * static_cast<std::size_t>(std::max(sm_count, 1));
+}
+
 // Whether launches i and i + 1 of a direction (`launches` in execution
 // order) run as one pass-region kernel: the global pass that ends where the
 // region's 8 stages begin, next to the region, in a launch of at least one
@@ -256,9 +263,7 @@ inline bool runs_pass_with_region(const std::vector<PassLaunch>& launches, std::
       region.stage_count != kTileBits || pass.first_stage + pass.stage_count != log_n - kTileBits) {
     return false;
   }
-  const LaunchShape fused = pass_region_shape(pass.stage_count, log_n, rows, word_bytes);
-  const std::size_t resident_per_sm = kThroughputMinBlocksPerSm * kMaxBlockThreads / fused.block;
-  return fused.grid_x >= resident_per_sm * static_cast<std::size_t>(std::max(sm_count, 1));
+  return fills_one_wave(pass_region_shape(pass.stage_count, log_n, rows, word_bytes), sm_count);
 }
 
 // The pass-pair kernel's shape (pass_pair.cuh): blocks of 4096 words
@@ -300,9 +305,7 @@ inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t 
                     runs_pass_with_region(launches, i + 1, forward, log_n, rows, sm_count, word_bytes, lifted_first)
               : i >= 1 && runs_pass_with_region(launches, i - 1, forward, log_n, rows, sm_count, word_bytes, false);
   if (lower.stage_count < kMaxGlobalPassStages && region_takes_a_pass) return false;
-  const LaunchShape pair = pass_pair_shape(log_n, rows, word_bytes);
-  const std::size_t resident_per_sm = kThroughputMinBlocksPerSm * kMaxBlockThreads / pair.block;
-  return std::size_t{pair.grid_x} * pair.grid_y >= resident_per_sm * static_cast<std::size_t>(std::max(sm_count, 1));
+  return fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count);
 }
 
 // How launch i of a direction's first `launch_count` runs: alone, with the
