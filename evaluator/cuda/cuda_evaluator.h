@@ -216,8 +216,10 @@ class CudaEvaluator {
     std::vector<const cuda::DeviceSwitchKey*> keys;
     std::optional<ntt::gpu::ForwardRegion> region;
   };
+  // fuse_single: one rotation leaves the region to its fused key product;
+  // fuse_hoisted: so do 2 to kMaxFusedTerms rotations by keys (apply_galois).
   PreparedRotations prepare_rotations(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
-                                      bool fuse_single) const;
+                                      bool fuse_single, bool fuse_hoisted = false) const;
   // The terms of `prepared` (its rotations' keys) times `plains` into `sum`
   // (already shaped), the input's parts as `args` gives them.
   void add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,

@@ -45,7 +45,7 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     check_output(out, op);
     if (&out == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
   }
-  const PreparedRotations prepared = prepare_rotations(a, elements, true);
+  const PreparedRotations prepared = prepare_rotations(a, elements, true, true);
   const std::vector<const cuda::DeviceSwitchKey*>& keys = prepared.keys;
   std::vector<const cuda::DeviceSwitchKey*> switched_keys;
   std::vector<CudaCiphertext*> switched_outs;
@@ -81,11 +81,23 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
       parts[2 * t + 1] = {outs_a[t], out.part(1), nullptr, true};
     }
     const std::span<const ModDownPart> to_bring_down(parts, 2 * batch);
-    if (prepared.region) {  // the one rotation, fused with the ModUp's last pass
+    if (prepared.region && batch == 1) {  // the one rotation, fused with the ModUp's last pass
       cuda::RotationTerm term;
       fill_terms(switched_keys, {}, start, 1, &term);
       fused_key_switch(*prepared.region, term, extended_sum_args(a), {outs_b[0], outs_a[0], outs_p[0], false},
                        to_bring_down);
+      continue;
+    }
+    if (prepared.region) {  // every rotation (prepare_rotations' fuse_hoisted) from the ModUp's last pass
+      static_assert(cuda::kMaxFusedTerms <= kHoistedRotationsPerLaunch, "the fused rotations fit one batch");
+      cuda::RotationTerm terms[cuda::kMaxFusedTerms];
+      cuda::TermOutput term_outs[cuda::kMaxFusedTerms];
+      fill_terms(switched_keys, {}, start, batch, terms);
+      for (std::size_t t = 0; t < batch; ++t) term_outs[t] = {outs_b[t], outs_a[t], outs_p[t], false};
+      cuda::launch_region_key_products(*prepared.region, std::span(terms, batch),
+                                       std::span(elements).subspan(start, batch), extended_sum_args(a),
+                                       std::span(term_outs, batch), stream());
+      mod_down_parts(a.level, to_bring_down, rotations_.data());
       continue;
     }
     launch_rotations(a, switched_keys, start, batch, outs_b, outs_a, outs_p);
@@ -110,14 +122,17 @@ void CudaEvaluator::rotate_many_by_steps(const CudaCiphertext& a, const std::vec
 
 CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiphertext& a,
                                                                  const std::vector<std::uint64_t>& elements,
-                                                                 bool fuse_single) const {
+                                                                 bool fuse_single, bool fuse_hoisted) const {
   PreparedRotations prepared;
-  bool any_switch = false;
+  bool any_switch = false, all_switch = true;
   for (std::uint64_t element : elements) {
     prepared.keys.push_back(element == 1 ? nullptr : &galois_key(element));
     any_switch = any_switch || prepared.keys.back();
+    all_switch = all_switch && prepared.keys.back();
   }
-  if (any_switch) prepared.region = extend(a.part(1), a.level, fuse_single && elements.size() == 1);
+  const bool hoisted = fuse_hoisted && all_switch && elements.size() >= 2 &&
+                       elements.size() <= static_cast<std::size_t>(cuda::kMaxFusedTerms);
+  if (any_switch) prepared.region = extend(a.part(1), a.level, (fuse_single && elements.size() == 1) || hoisted);
   return prepared;
 }
 

@@ -23,10 +23,13 @@ using ntt::gpu::kTileBits;
 // Register cap of 3 blocks of 256 threads (80 registers: 4 blocks of 160 an
 // SM): on the H200 a cap of 128 (no spills) was no faster (session 7), 72
 // and 64 (5 and 6 blocks, more spills) slower (docs/performance.md, session 28).
+// Hoisted: several rotations (fused_key_products), the block's tiles its
+// input tiles.
 static_assert(32 % kThreadsPerTile == 0, "the warp barrier needs each digit tile's threads in one warp");
-template <typename Word, int Skip, bool Consecutive, bool Galois, int DigitsPerRound>
+template <typename Word, int Skip, bool Consecutive, bool Galois, int DigitsPerRound, bool Hoisted = false>
 __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
     region_key_product_kernel(const __grid_constant__ RegionKeyProductArgs<Word> f) {
+  static_assert(!(Hoisted && Galois), "hoisted rotations read the block's own tiles");
   ntt::gpu::allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
@@ -41,14 +44,28 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   }
   digit_tile_rows<Word, Skip, Consecutive>(f, shared, th);
   __syncthreads();
-  fused_key_product<Word, Galois, DigitsPerRound>(f, shared, blockIdx.x, r, threadIdx.x, blockDim.x);
+  if constexpr (Hoisted) {
+    fused_key_products<Word, DigitsPerRound>(f, shared, blockIdx.x, r, threadIdx.x, blockDim.x);
+  } else {
+    fused_key_product<Word, Galois, DigitsPerRound>(f, shared, blockIdx.x, r, threadIdx.x, blockDim.x);
+  }
 }
 
+// `hoisted`: several rotation terms (f.terms; launch_region_key_products).
 template <typename Word>
 void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm& term, const ExtendedSumArgs& args,
-                     const TermOutput& out, ntt::RowRange rows, cudaStream_t stream) {
+                     const TermOutput& out, ntt::RowRange rows, cudaStream_t stream,
+                     const RegionKeyProductArgs<Word>* hoisted = nullptr) {
   const unsigned tiles = fused_tiles_per_block(args.digits, args.log_n);
-  const RegionKeyProductArgs<Word> f{region, term, args, out, tiles, static_cast<std::uint32_t>(rows.first)};
+  RegionKeyProductArgs<Word> f{region, term, args, out, tiles, static_cast<std::uint32_t>(rows.first)};
+  if (hoisted) {
+    f.term_count = hoisted->term_count;
+    for (std::uint32_t t = 0; t < f.term_count; ++t) {
+      f.terms[t] = hoisted->terms[t];
+      f.outs[t] = hoisted->outs[t];
+      f.inverse_galois[t] = hoisted->inverse_galois[t];
+    }
+  }
   ntt::gpu::LaunchShape shape;
   shape.grid_x = static_cast<unsigned>((std::size_t{1} << (args.log_n - kTileBits)) / tiles);
   shape.grid_y = static_cast<unsigned>(rows.count);
@@ -59,6 +76,10 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
   const bool rounds_of_ten = fused_digits_per_round(args.digits) == 10;
   const Kernel kernel = ntt::gpu::with_region_variant(
       region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() -> Kernel {
+        if (hoisted) {
+          return rounds_of_ten ? region_key_product_kernel<Word, Skip, Consecutive, false, 10, true>
+                               : region_key_product_kernel<Word, Skip, Consecutive, false, 5, true>;
+        }
         if (rounds_of_ten) {
           return galois ? region_key_product_kernel<Word, Skip, Consecutive, true, 10>
                         : region_key_product_kernel<Word, Skip, Consecutive, false, 10>;
@@ -71,16 +92,8 @@ void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm&
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(kernel, shape, stream, f));
 }
 
-}  // namespace
-
-void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const RotationTerm& term,
-                               const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream,
-                               std::optional<ntt::RowRange> rows) {
-  const ntt::RowRange launched = rows.value_or(ntt::RowRange{0, args.rows});
-  if (launched.count == 0 || launched.first + launched.count > args.rows) {
-    throw InvalidArgument("launch_region_key_product: rows " + std::to_string(launched.first) + " + " +
-                          std::to_string(launched.count) + " of " + std::to_string(args.rows) + " extended rows");
-  }
+// What both launchers need of the region and the decomposition.
+void check_region(const ntt::gpu::ForwardRegion& region, const ExtendedSumArgs& args) {
   const int stages = static_cast<int>(region.is_wide ? region.wide.stage_count : region.narrow.stage_count);
   if (args.digits < kMinFusedDigits || args.digits > kMaxFusedDigits || !ntt::gpu::shared_region_supported(stages) ||
       args.log_n < kTileBits) {
@@ -98,10 +111,65 @@ void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const Rota
     throw InvalidArgument("launch_region_key_product: the ModUp skipped the digits' own rows, but the decomposed "
                           "part is not given");
   }
+}
+
+}  // namespace
+
+void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const RotationTerm& term,
+                               const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream,
+                               std::optional<ntt::RowRange> rows) {
+  const ntt::RowRange launched = rows.value_or(ntt::RowRange{0, args.rows});
+  if (launched.count == 0 || launched.first + launched.count > args.rows) {
+    throw InvalidArgument("launch_region_key_product: rows " + std::to_string(launched.first) + " + " +
+                          std::to_string(launched.count) + " of " + std::to_string(args.rows) + " extended rows");
+  }
+  check_region(region, args);
   if (region.is_wide) {
     launch_for_word(region.wide, term, args, out, launched, stream);
   } else {
     launch_for_word(region.narrow, term, args, out, launched, stream);
+  }
+}
+
+std::uint64_t galois_inverse(std::uint64_t g, int log_n) {
+  std::uint64_t inverse = g;                                 // g * g = 1 mod 8 for odd g: 3 bits
+  for (int i = 0; i < 5; ++i) inverse *= 2 - g * inverse;  // Newton: 6, 12, 24, 48, 96 bits
+  return inverse & ((std::uint64_t{2} << log_n) - 1);
+}
+
+void launch_region_key_products(const ntt::gpu::ForwardRegion& region, std::span<const RotationTerm> terms,
+                                std::span<const std::uint64_t> galois_elements, const ExtendedSumArgs& args,
+                                std::span<const TermOutput> outs, cudaStream_t stream) {
+  if (terms.size() < 2 || terms.size() > static_cast<std::size_t>(kMaxFusedTerms) ||
+      galois_elements.size() != terms.size() || outs.size() != terms.size()) {
+    throw InvalidArgument("launch_region_key_products: " + std::to_string(terms.size()) + " terms (2 to " +
+                          std::to_string(kMaxFusedTerms) + "), " + std::to_string(galois_elements.size()) +
+                          " Galois elements, " + std::to_string(outs.size()) + " outputs");
+  }
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    if (!terms[t].key || !terms[t].table || terms[t].plain || galois_elements[t] % 2 == 0 || outs[t].accumulate) {
+      throw InvalidArgument("launch_region_key_products: term " + std::to_string(t) +
+                            " is not a rotation by a key into its own output");
+    }
+  }
+  check_region(region, args);
+  const auto fill = [&]<typename Word>(RegionKeyProductArgs<Word>& f) {
+    f.term_count = static_cast<std::uint32_t>(terms.size());
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      f.terms[t] = terms[t];
+      f.outs[t] = outs[t];
+      f.inverse_galois[t] = galois_inverse(galois_elements[t], args.log_n);
+    }
+  };
+  const ntt::RowRange all{0, args.rows};
+  if (region.is_wide) {
+    RegionKeyProductArgs<std::uint64_t> hoisted{};
+    fill(hoisted);
+    launch_for_word(region.wide, {}, args, {}, all, stream, &hoisted);
+  } else {
+    RegionKeyProductArgs<std::uint32_t> hoisted{};
+    fill(hoisted);
+    launch_for_word(region.narrow, {}, args, {}, all, stream, &hoisted);
   }
 }
 

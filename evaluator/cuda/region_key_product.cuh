@@ -24,7 +24,36 @@ struct RegionKeyProductArgs {
   TermOutput out;
   unsigned tiles_per_block;  // output tiles of one row per block
   std::uint32_t first_row = 0;  // the launch's output rows: first_row + blockIdx.y
+  // Several rotations (launch_region_key_products; `term` and `out` then
+  // unused): a block's tiles are input tiles, and term i writes outs[i]'s
+  // output tiles that read them, found by g^-1 mod 2N (inverse_galois[i]).
+  std::uint32_t term_count = 0;
+  RotationTerm terms[kMaxFusedTerms]{};
+  TermOutput outs[kMaxFusedTerms]{};
+  std::uint64_t inverse_galois[kMaxFusedTerms]{};
 };
+
+// The low `bits` bits of x in reverse order.
+FHE_HD std::uint32_t reverse_low_bits(std::uint32_t x, int bits) {
+#if defined(__CUDA_ARCH__)
+  return __brev(x) >> (32 - bits);
+#else
+  std::uint32_t r = 0;
+  for (int i = 0; i < bits; ++i) r |= ((x >> i) & 1u) << (bits - 1 - i);
+  return r;
+#endif
+}
+
+// The output tile whose words an automorphism X -> X^g reads from input
+// tile `input_tile`: the tile of the NTT index the inverse automorphism
+// sends the tile's first index to (fhe/ckks/galois.h: index p holds the
+// odd exponent 2 br(p) + 1). Every word of that output tile reads this
+// input tile (Galois.NttPermutationMovesTilesWhole).
+FHE_HD std::uint32_t galois_output_tile(std::uint64_t g_inverse, std::uint32_t input_tile, int log_n) {
+  const std::uint32_t j = reverse_low_bits(input_tile << ntt::gpu::kTileBits, log_n);
+  const std::uint64_t e = (g_inverse * (2 * std::uint64_t{j} + 1)) & ((std::uint64_t{2} << log_n) - 1);
+  return reverse_low_bits(static_cast<std::uint32_t>(e >> 1), log_n) >> ntt::gpu::kTileBits;
+}
 
 // Output tiles per block: as many as keep the block within 16 digit tiles
 // (a power of two, so it divides a row's tiles): two for 5 to 8 digits
@@ -104,19 +133,21 @@ FHE_HD void digit_tile_rows(const RegionKeyProductArgs<Word>& f, Word* shared, c
 // level 17 (6 digits) +1.6 to +2.2 % with ten, hence five there.
 FHE_HD constexpr int fused_digits_per_round(int digits) { return digits >= 10 ? 10 : 5; }
 
-// Phase 3: the term at positions thread, thread + block_threads, ... of the
-// block's output tiles, from the transformed digit tiles in shared memory.
+// Phase 3 of one term: its products at positions thread, thread +
+// block_threads, ... of the block's tiles, from the transformed digit tiles
+// in shared memory; out_tile(i) is the output tile that reads the block's
+// digit-tile slot i.
 static_assert(kMaxFusedDigits <= terms::kMaxSplitSumDigits, "the narrow rows' 64-bit sums");
-template <typename Word, bool Galois, int DigitsPerRound>
-FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* shared, std::uint32_t block_x,
-                              std::uint32_t r, std::uint32_t thread, std::uint32_t block_threads) {
+template <typename Word, bool Galois, int DigitsPerRound, typename OutTile>
+FHE_HD void fused_term_product(const RegionKeyProductArgs<Word>& f, const RotationTerm& term, const TermOutput& to,
+                               const Word* shared, OutTile&& out_tile, std::uint32_t r, std::uint32_t thread,
+                               std::uint32_t block_threads) {
   using terms::u64;
   const ExtendedSumArgs& s = f.sum;
   const auto digits = static_cast<unsigned>(s.digits);
   const std::size_t n = std::size_t{1} << s.log_n;
-  const std::uint32_t first_tile = block_x * f.tiles_per_block;
   const terms::TermRow row = terms::term_row(s, r);
-  const terms::SplitRows out{f.out.b, f.out.a, f.out.p_block, s.q_rows, s.rows, n};
+  const terms::SplitRows out{to.b, to.a, to.p_block, s.q_rows, s.rows, n};
   u64* out_b = out.row_b(r);
   u64* out_a = out.row_a(r);
   for (unsigned w = thread; w < f.tiles_per_block * ntt::gpu::kTileWords; w += block_threads) {
@@ -124,19 +155,44 @@ FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* s
     const auto tile_word = [&](int d, std::size_t source_k) -> u64 {
       return slot[d * ntt::gpu::kPaddedTileWords + ntt::gpu::padded(source_k & (ntt::gpu::kTileWords - 1))];
     };
-    const std::size_t k = (static_cast<std::size_t>(first_tile) << ntt::gpu::kTileBits) + w;
+    const std::size_t k = (static_cast<std::size_t>(out_tile(w >> ntt::gpu::kTileBits)) << ntt::gpu::kTileBits) +
+                          (w & (ntt::gpu::kTileWords - 1));
     u64 b, a;
     // Narrow rows in 64-bit sums by carry chains: 107.5 M warp instructions a
     // level-0 key switch against 112.6 M with 128-bit products, the time the
     // same (the products wait on the key loads; docs/performance.md, session 32).
     terms::rotation_term<DigitsPerRound, false, Galois, DigitsPerRound, terms::NarrowSums::chained>(
-        f.term, s, row, r, k, tile_word, b, a);
-    if (f.out.accumulate) {
+        term, s, row, r, k, tile_word, b, a);
+    if (to.accumulate) {
       b = add_mod(out_b[k], b, row.m.value);
       a = add_mod(out_a[k], a, row.m.value);
     }
     out_b[k] = b;
     out_a[k] = a;
+  }
+}
+
+// Phase 3: the term at the block's output tiles (those of fused_tile_thread).
+template <typename Word, bool Galois, int DigitsPerRound>
+FHE_HD void fused_key_product(const RegionKeyProductArgs<Word>& f, const Word* shared, std::uint32_t block_x,
+                              std::uint32_t r, std::uint32_t thread, std::uint32_t block_threads) {
+  const std::uint32_t first_tile = block_x * f.tiles_per_block;
+  fused_term_product<Word, Galois, DigitsPerRound>(
+      f, f.term, f.out, shared, [&](std::uint32_t i) { return first_tile + i; }, r, thread, block_threads);
+}
+
+// Phase 3 of several rotations: each term at the output tiles that read the
+// block's input tiles (fused_tile_thread without Galois).
+template <typename Word, int DigitsPerRound>
+FHE_HD void fused_key_products(const RegionKeyProductArgs<Word>& f, const Word* shared, std::uint32_t block_x,
+                               std::uint32_t r, std::uint32_t thread, std::uint32_t block_threads) {
+  const std::uint32_t first_tile = block_x * f.tiles_per_block;
+  for (std::uint32_t t = 0; t < f.term_count; ++t) {
+    const std::uint64_t g_inverse = f.inverse_galois[t];
+    fused_term_product<Word, true, DigitsPerRound>(
+        f, f.terms[t], f.outs[t], shared,
+        [&](std::uint32_t i) { return galois_output_tile(g_inverse, first_tile + i, f.sum.log_n); }, r, thread,
+        block_threads);
   }
 }
 

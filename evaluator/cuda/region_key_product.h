@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 
 #include <cuda_runtime_api.h>
 
@@ -46,5 +47,19 @@ struct TermOutput {
 void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const RotationTerm& term,
                                const ExtendedSumArgs& args, const TermOutput& out, cudaStream_t stream,
                                std::optional<ntt::RowRange> rows = std::nullopt);
+
+// Several rotations of one decomposition from one region (hoisted
+// rotate_many_by_steps): 2 to kMaxFusedTerms rotation terms (keys, tables,
+// no plaintexts) with their Galois elements, each into its own split
+// output, over every extended row. A block runs the region of its input
+// tiles once; each term writes the output tile that reads them (an
+// automorphism's NTT permutation moves 256-word tiles whole). The same
+// words as the unfused region + launch_rotation_outputs.
+inline constexpr int kMaxFusedTerms = 4;
+// g^-1 mod 2N for an odd Galois element g (the automorphism's inverse).
+std::uint64_t galois_inverse(std::uint64_t g, int log_n);
+void launch_region_key_products(const ntt::gpu::ForwardRegion& region, std::span<const RotationTerm> terms,
+                                std::span<const std::uint64_t> galois_elements, const ExtendedSumArgs& args,
+                                std::span<const TermOutput> outs, cudaStream_t stream);
 
 }  // namespace fhe::cuda

@@ -1,7 +1,7 @@
 // The default preset (logN 16, 35 Q + 4 P primes, dnum 10) on the CUDA
 // stable fallback and on group16 (the H200 suites' fastest, whose 4-stage
 // passes the fallback does not run): GPU words equal CPU words for the
-// suite's primitives.
+// suite's primitives, rotate_many at levels 0 and 17.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -46,6 +46,18 @@ TEST_P(CudaEvaluatorDefaultPreset, SameWordsAsCpu) {
   const auto expected = cpu.rotate_many_by_steps(cx, steps);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     EXPECT_TRUE(testing::same_words(gpu.download(many[i]), expected[i])) << "step " << steps[i];
+  }
+  // Three steps at level 17 (6 digits: rounds of five, two tiles a block in
+  // the several-steps fused region).
+  const std::vector<int> three = {1, 2, 4};
+  const Ciphertext low = cpu.drop_level(cx, 17);
+  gpu.drop_level(dx, 17, t);
+  ASSERT_TRUE(testing::same_words(gpu.download(t), low));
+  many.resize(three.size());
+  gpu.rotate_many_by_steps(t, three, many);
+  const auto expected_low = cpu.rotate_many_by_steps(low, three);
+  for (std::size_t i = 0; i < three.size(); ++i) {
+    EXPECT_TRUE(testing::same_words(gpu.download(many[i]), expected_low[i])) << "level 17, step " << three[i];
   }
 }
 

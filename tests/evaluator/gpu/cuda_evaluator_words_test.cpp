@@ -246,8 +246,8 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
 
 // Key switching on both sides of the fused path's digit counts
 // (kMinFusedDigits) and on 32-bit words (the NTT kernels' narrow
-// instantiations): the CPU's words for relinearization, rotations and
-// single-rotation sums at level 0.
+// instantiations): the CPU's words for relinearization, rotations, hoisted
+// rotations and single-rotation sums at level 0.
 struct KeySwitchCase {
   std::string preset;
   std::string backend;
@@ -282,6 +282,14 @@ TEST_P(CudaKeySwitchWords, SameWordsAsCpu) {
   EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.rotate(cx, 4))) << "rotate";
   gpu.conjugate(dx, out);
   EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.conjugate(cx))) << "conjugate";
+  // Two hoisted steps (at 5 or more digits one fused region feeds both).
+  std::vector<CudaCiphertext> many;
+  for (int i = 0; i < 2; ++i) many.push_back(gpu.make_ciphertext());
+  gpu.rotate_many_by_steps(dx, {4, 1}, many);
+  const std::vector<Ciphertext> host_many = cpu.rotate_many_by_steps(cx, {4, 1});
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(testing::same_words(gpu.download(many[i]), host_many[i])) << "rotate_many " << i;
+  }
   Ciphertext host_sum;
   cpu.accumulate_rotations(cx, {1}, {nullptr}, host_sum);
   cpu.accumulate_rotations(cy, {4}, {nullptr}, host_sum);

@@ -260,6 +260,180 @@ TEST(RegionKeyProductEmulation, MatchesForwardTransformThenKeyProduct) {
   check<std::uint32_t>({"radix4_compact", 12, 28, 6, 3, 2, true, false, true, 0, 0, true});
 }
 
+// Several rotations from one region (launch_region_key_products): the
+// hoisted kernel's phases on the NTT emulator's passes (each digit's own Q
+// rows skipped), every step's split outputs against the complete forward
+// transform of every digit and each step's key product; 64-bit words (the
+// default preset's 40-bit Q and 60-bit P rows, ten digits: rounds of ten)
+// and 32-bit words (six digits, two tiles a block), logN 12 and 11, four
+// steps with conjugation among them.
+template <typename Word>
+void check_hoisted(const char* backend_name, int log_n, int bits, int narrow_bits, int digit_count, int q_rows,
+                   int p_rows, const std::vector<std::uint64_t>& elements) {
+  SCOPED_TRACE(::testing::Message() << backend_name << " logN " << log_n << ", " << digit_count << " digits, "
+                                    << elements.size() << " steps");
+  const ntt::BackendInfo& backend = ntt::backend_info(backend_name);
+  const std::size_t n = std::size_t{1} << log_n, rows = static_cast<std::size_t>(q_rows + p_rows);
+  const auto digits = static_cast<std::size_t>(digit_count);
+  const std::size_t first_row = 1, key_rows = first_row + rows;
+  std::vector<u64> moduli = testing::ntt_moduli(log_n, static_cast<int>(key_rows), bits);
+  if (narrow_bits > 0) {
+    const std::vector<u64> narrow = testing::ntt_moduli(log_n, 1 + q_rows, narrow_bits);
+    std::copy(narrow.begin(), narrow.end(), moduli.begin());
+  }
+  const auto word = bits > 30 ? WordType::int64 : WordType::int32;
+  std::mt19937_64 rng(5000 + log_n + digit_count);
+  const auto random_row_word = [&](std::size_t id) { return rng() % moduli[id]; };
+
+  // The digits, their complete transforms, each digit's own Q rows skipped.
+  std::vector<u64> ext(digits * rows * n);
+  for (std::size_t i = 0; i < ext.size(); ++i) ext[i] = random_row_word(first_row + (i / n) % rows);
+  std::vector<u64> transformed = ext;
+  const auto oracle = ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
+  for (std::size_t d = 0; d < digits; ++d) oracle->forward(transformed.data() + d * rows * n, {first_row, rows});
+  std::vector<std::uint32_t> starts;
+  std::vector<u64> decomposed(static_cast<std::size_t>(q_rows) * n);
+  const auto per_digit = (static_cast<std::uint32_t>(q_rows) + digit_count - 1) / static_cast<std::uint32_t>(digit_count);
+  for (std::uint32_t d = 0; d <= digits; ++d) starts.push_back(std::min<std::uint32_t>(q_rows, d * per_digit));
+  for (std::size_t d = 0; d < digits; ++d) {
+    for (std::size_t r = starts[d]; r < starts[d + 1]; ++r) {
+      for (std::size_t k = 0; k < n; ++k) {
+        decomposed[r * n + k] = transformed[(d * rows + r) * n + k];
+        ext[(d * rows + r) * n + k] = rng();
+      }
+    }
+  }
+  testing::KernelEmulator<Word> emulator(backend, log_n, moduli, 132);
+  const ntt::gpu::PassArgs<Word> region = emulator.forward_before_region(ext, {first_row, rows}, digits, starts.data());
+
+  // A key, table and split output per step.
+  const int first_digit = 1;
+  const SwitchKeyLayout layout = switch_key_layout(moduli, n);
+  const std::size_t steps = elements.size();
+  std::vector<std::vector<u64>> keys(steps), outs_b(steps), outs_a(steps), p_blocks(steps);
+  std::vector<std::vector<std::uint8_t>> packed(steps);
+  std::vector<std::vector<std::uint32_t>> tables(steps);
+  std::vector<cuda::RotationTerm> terms(steps);
+  std::vector<cuda::TermOutput> outs(steps);
+  for (std::size_t t = 0; t < steps; ++t) {
+    keys[t].resize((first_digit + digits) * 2 * key_rows * n);
+    for (std::size_t i = 0; i < keys[t].size(); ++i) keys[t][i] = random_row_word((i / n) % key_rows);
+    packed[t].resize((static_cast<std::size_t>(first_digit) + digits) * layout.digit_bytes());
+    for (std::size_t d = 0; d < static_cast<std::size_t>(first_digit) + digits; ++d) {
+      const std::span<const u64> b = std::span(keys[t]).subspan(2 * d * key_rows * n, key_rows * n);
+      const std::span<const u64> a = std::span(keys[t]).subspan((2 * d + 1) * key_rows * n, key_rows * n);
+      pack_switch_key_digit(b, a, layout,
+                            std::span(packed[t]).subspan(d * layout.digit_bytes(), layout.digit_bytes()));
+    }
+    tables[t] = galois_ntt_permutation(elements[t], log_n);
+    outs_b[t].assign(rows * n, 0);
+    outs_a[t].assign(rows * n, 0);
+    p_blocks[t].assign(2 * static_cast<std::size_t>(p_rows) * n, 0);
+    terms[t] = {packed[t].data(), tables[t].data(), nullptr, 0};
+    outs[t] = {outs_b[t].data(), outs_a[t].data(), p_blocks[t].data(), false};
+  }
+  std::vector<u64> c0(static_cast<std::size_t>(q_rows) * n);
+  for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = random_row_word(first_row + i / n);
+  std::vector<u64> p_mod_q(key_rows), p_shoup(key_rows);
+  std::vector<Modulus<u64>> device_moduli;
+  for (std::size_t id = 0; id < key_rows; ++id) {
+    p_mod_q[id] = random_row_word(id);
+    p_shoup[id] = shoup_companion<u64>(p_mod_q[id], moduli[id]);
+    device_moduli.emplace_back(moduli[id]);
+  }
+  cuda::ExtendedSumArgs s;
+  s.extended = ext.data();
+  s.digits = digit_count;
+  s.first_digit = first_digit;
+  s.key_layout = layout;
+  s.c0 = c0.data();
+  s.decomposed = decomposed.data();
+  s.p_mod_q = p_mod_q.data();
+  s.p_mod_q_shoup = p_shoup.data();
+  s.first_row = first_row;
+  s.q_rows = static_cast<std::size_t>(q_rows);
+  s.rows = rows;
+  s.log_n = log_n;
+  s.moduli = device_moduli.data();
+
+  const unsigned tiles = cuda::fused_tiles_per_block(digit_count, log_n);
+  cuda::RegionKeyProductArgs<Word> f{region, {}, s, {}, tiles, 0};
+  f.term_count = static_cast<std::uint32_t>(steps);
+  for (std::size_t t = 0; t < steps; ++t) {
+    f.terms[t] = terms[t];
+    f.outs[t] = outs[t];
+    f.inverse_galois[t] = cuda::galois_inverse(elements[t], log_n);
+  }
+  const auto grid_x = static_cast<std::uint32_t>((n >> ntt::gpu::kTileBits) / tiles);
+  const auto threads = static_cast<std::uint32_t>(tiles * digits * ntt::gpu::kThreadsPerTile);
+  std::mt19937_64 garbage(7);
+  std::vector<Word> shared(static_cast<std::size_t>(threads / ntt::gpu::kThreadsPerTile) * ntt::gpu::kPaddedTileWords);
+  ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
+    for (std::uint32_t launch_row = 0; launch_row < rows; ++launch_row) {
+      const std::uint32_t y = cuda::fused_output_row(0, launch_row, static_cast<std::uint32_t>(rows));
+      for (std::uint32_t x = 0; x < grid_x; ++x) {
+        for (Word& w : shared) w = static_cast<Word>(garbage());
+        for (std::uint32_t t = 0; t < threads; ++t) {
+          cuda::digit_tile_columns<Word, Skip, Consecutive>(f, shared.data(),
+                                                            cuda::fused_tile_thread<Word, false>(f, x, y, t), y);
+        }
+        for (std::uint32_t t = 0; t < threads; ++t) {
+          cuda::digit_tile_rows<Word, Skip, Consecutive>(f, shared.data(), cuda::fused_tile_thread<Word, false>(f, x, y, t));
+        }
+        for (std::uint32_t t = 0; t < threads; ++t) {
+          if (cuda::fused_digits_per_round(digit_count) == 10) {
+            cuda::fused_key_products<Word, 10>(f, shared.data(), x, y, t, threads);
+          } else {
+            cuda::fused_key_products<Word, 5>(f, shared.data(), x, y, t, threads);
+          }
+        }
+      }
+    }
+  });
+
+  for (std::size_t t = 0; t < steps; ++t) {
+    std::size_t mismatches = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t id = first_row + r;
+      const u64 q = moduli[id];
+      const bool q_row = r < static_cast<std::size_t>(q_rows);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t source = tables[t][k];
+        u64 b = 0, a = 0;
+        for (std::size_t d = 0; d < digits; ++d) {
+          const u64 x = transformed[(d * rows + r) * n + source];
+          const std::size_t component = (first_digit + d) * 2;
+          b = add(b, mul(x, keys[t][(component * key_rows + id) * n + k], q), q);
+          a = add(a, mul(x, keys[t][((component + 1) * key_rows + id) * n + k], q), q);
+        }
+        if (q_row) b = add(b, mul(p_mod_q[id], c0[r * n + source], q), q);
+        const std::size_t p_row = r - static_cast<std::size_t>(q_rows);
+        const u64 got_b = q_row ? outs_b[t][r * n + k] : p_blocks[t][p_row * n + k];
+        const u64 got_a = q_row ? outs_a[t][r * n + k] : p_blocks[t][(p_rows + p_row) * n + k];
+        mismatches += (got_b != b) + (got_a != a);
+      }
+    }
+    EXPECT_EQ(mismatches, 0u) << "step " << t << ", g = " << elements[t];
+  }
+}
+
+TEST(RegionKeyProductEmulation, HoistedRotationsFromOneRegion) {
+  for (const int log_n : {12, 11}) {
+    std::vector<std::uint64_t> elements;
+    for (const int step : {1, 2, 5}) elements.push_back(galois_element_for_step(step, log_n));
+    elements.push_back(conjugation_galois_element(log_n));
+    check_hoisted<u64>("radix2_compact_group16_smem8", log_n, 60, 40, 10, 10, 2, elements);
+    check_hoisted<std::uint32_t>("radix4_compact", 12, 28, 0, 6, 6, 2, {elements[0], elements[3]});
+  }
+  // g^-1 mod 2N.
+  for (const int log_n : {8, 16}) {
+    for (const int step : {1, 3, -7}) {
+      const std::uint64_t g = galois_element_for_step(step, log_n);
+      EXPECT_EQ((g * cuda::galois_inverse(g, log_n)) & ((std::uint64_t{2} << log_n) - 1), 1u);
+    }
+  }
+}
+
 // A launch over rows outside the level's extended rows, or over none, is
 // refused before anything is enqueued (no GPU needed).
 TEST(RegionKeyProductLaunch, RefusesRowsOutsideTheExtendedRows) {
