@@ -286,12 +286,12 @@ inline LaunchShape pass_pair_shape(int log_n, std::size_t rows, std::size_t word
 // region takes (runs_pass_with_region) stays with it: on the H200 group4's
 // inverse at 39 rows was 2.4 % slower with its region alone and its four
 // passes paired (docs/performance.md, session 47). A lifted first pass
-// runs alone.
+// pairs too (the pair kernel lifts as it loads; the rescale).
 inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
                            bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
                            bool lifted_first) {
   launch_count = std::min(launch_count, launches.size());
-  if (i + 1 >= launch_count || (i == 0 && lifted_first)) return false;
+  if (i + 1 >= launch_count) return false;
   const PassLaunch& lower = launches[forward ? i : i + 1];
   const PassLaunch& upper = launches[forward ? i + 1 : i];
   if (lower.kernel != KernelKind::global_pass || upper.kernel != KernelKind::global_pass ||

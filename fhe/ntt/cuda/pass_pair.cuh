@@ -65,10 +65,14 @@ FHE_HD PassPairPlace locate_pass_pair_block(std::uint32_t log_n, std::uint32_t l
 // One pass of the pair on the block's words: the first (First: from global
 // memory into shared) or the second (from shared memory out to global).
 // Forward: the lower pass, then the upper; inverse: the upper, then the
-// lower, whose stage 0 (the transform's last) folds in N^-1.
-template <typename Word, int G, bool Forward, bool First>
+// lower, whose stage 0 (the transform's last) folds in N^-1. A forward's
+// lifted first pass (Lifted, PassArgs::lift: the rescale) loads the same
+// offsets of its batch block's source row, lifted to the row's prime, as
+// the lifted global pass does.
+template <typename Word, int G, bool Forward, bool First, bool Lifted = false>
 FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                             std::uint32_t thread) {
+  static_assert(!Lifted || (Forward && First), "only a forward's first pass lifts its input");
   using Block = PassPairBlock<G>;
   constexpr bool kUpper = Forward != First;
   constexpr int kColumns = Block::kColumnsPerThread;
@@ -76,10 +80,21 @@ FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const Pass
   const std::uint32_t t_log = pass.log_n - lower_first_stage - 2 * G;
   const std::uint32_t j = Block::column_of(thread);
   const std::uint32_t pass_block = kUpper ? (place.lower_block << G) + j : place.lower_block;
-  std::uint64_t* words = pass.data + (static_cast<std::size_t>(place.row) << pass.log_n) +
-                         (static_cast<std::size_t>(place.lower_block) << (pass.log_n - lower_first_stage));
+  const std::size_t in_row = static_cast<std::size_t>(place.lower_block) << (pass.log_n - lower_first_stage);
+  std::uint64_t* words = pass.data + (static_cast<std::size_t>(place.row) << pass.log_n) + in_row;
   const PassColumn col{words, t_log + (kUpper ? 0 : G), pass_block, plan_row_of(pass, place.row)};
   const RowConstants<Word> c = pass.constants[col.plan_row];
+  const std::uint64_t* lift_words = nullptr;
+  CentredLiftRow lift{};
+  if constexpr (Lifted) {
+    const std::uint32_t batch_block = pass.batch_rows.quotient(place.row);
+    lift_words = pass.lift.rows + (static_cast<std::size_t>(batch_block) << pass.log_n) + in_row;
+    lift = pass.lift.constants[place.row - batch_block * pass.batch_rows.value];
+  }
+  const auto input = [&](std::size_t i) -> std::uint64_t {
+    if constexpr (Lifted) return centred_lift(lift_words[i], pass.lift.half, lift, c.q);
+    return words[i];
+  };
   // Word k of column l: its class and its multiple m of t.
   const auto m_of = [&](int k) { return kUpper ? k + (j << G) : j + (k << G); };
   const auto at = [&](int l, int k) {
@@ -94,7 +109,7 @@ FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const Pass
 #pragma unroll
     for (int l = 0; l < kColumns; ++l) {
 #pragma unroll
-      for (int k = 0; k < Block::kSpan; ++k) v[l][k] = ar.loaded(First ? words[at(l, k)] : shared[slot(l, k)]);
+      for (int k = 0; k < Block::kSpan; ++k) v[l][k] = ar.loaded(First ? input(at(l, k)) : shared[slot(l, k)]);
     }
     // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
     const bool scale_stage0 = !Forward && pass.first_stage == 0;

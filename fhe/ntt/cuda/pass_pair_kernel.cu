@@ -1,5 +1,5 @@
 // The pass-pair kernels (pass_pair.cuh): two global passes of G = 2..4
-// stages in one launch, per direction and word type, at the throughput
+// stages in one launch, per direction (and lifted forward) and word type, at the throughput
 // register cap (the plan pairs only launches that fill the GPU:
 // runs_pass_pair).
 #include "fhe/ntt/cuda/kernels.h"
@@ -10,8 +10,10 @@ namespace {
 
 // `first` and `second`: the two passes' arguments in execution order (the
 // forward's lower pass first, the inverse's upper pass first). A block
-// barrier between the two phases, as in the pass-region kernel.
-template <typename Word, bool Forward, int G>
+// barrier between the two phases, as in the pass-region kernel. Lifted: the
+// forward's first pass lifts its input (PassArgs::lift), its own kernels so
+// the others compile as if it did not exist.
+template <typename Word, bool Forward, int G, bool Lifted = false>
 __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
     ntt_pass_pair(PassArgs<Word> first, PassArgs<Word> second) {
   allow_next_kernel_launch();
@@ -21,7 +23,7 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
   if (skipped_row(first, row)) return;
   const std::uint32_t lower_first_stage = Forward ? first.first_stage : second.first_stage;
   const PassPairPlace place = locate_pass_pair_block<G>(first.log_n, lower_first_stage, row, blockIdx.x);
-  pass_pair_phase<Word, G, Forward, true>(first, shared, place, threadIdx.x);
+  pass_pair_phase<Word, G, Forward, true, Lifted>(first, shared, place, threadIdx.x);
   __syncthreads();
   pass_pair_phase<Word, G, Forward, false>(second, shared, place, threadIdx.x);
 }
@@ -29,20 +31,22 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
 template <typename Word>
 using PassPairKernel = void (*)(PassArgs<Word>, PassArgs<Word>);
 
-template <typename Word, bool Forward>
+template <typename Word, bool Forward, bool Lifted>
 PassPairKernel<Word> select_stages(int stages) {
   switch (stages) {
-    case 2: return ntt_pass_pair<Word, Forward, 2>;
-    case 3: return ntt_pass_pair<Word, Forward, 3>;
-    case 4: return ntt_pass_pair<Word, Forward, 4>;
+    case 2: return ntt_pass_pair<Word, Forward, 2, Lifted>;
+    case 3: return ntt_pass_pair<Word, Forward, 3, Lifted>;
+    case 4: return ntt_pass_pair<Word, Forward, 4, Lifted>;
   }
   throw InvalidArgument("pass-pair kernel with passes of " + std::to_string(stages) +
                         " stages (the kernels pair passes of 2 to 4)");
 }
 
 template <typename Word>
-PassPairKernel<Word> select_kernel(int stages, bool forward) {
-  return forward ? select_stages<Word, true>(stages) : select_stages<Word, false>(stages);
+PassPairKernel<Word> select_kernel(int stages, bool forward, bool lifted = false) {
+  if (lifted && !forward) throw InvalidArgument("an inverse NTT pass pair cannot lift its input");
+  if (lifted) return select_stages<Word, true, true>(stages);
+  return forward ? select_stages<Word, true, false>(stages) : select_stages<Word, false, false>(stages);
 }
 
 }  // namespace
@@ -50,7 +54,8 @@ PassPairKernel<Word> select_kernel(int stages, bool forward) {
 template <typename Word>
 cudaError_t launch_pass_pair(const PassArgs<Word>& first, const PassArgs<Word>& second, bool forward,
                              const LaunchShape& shape, cudaStream_t stream) {
-  return launch_overlapped(select_kernel<Word>(static_cast<int>(first.stage_count), forward), grid_of(shape),
+  const bool lifted = first.lift.rows != nullptr;
+  return launch_overlapped(select_kernel<Word>(static_cast<int>(first.stage_count), forward, lifted), grid_of(shape),
                            dim3(shape.block, 1, 1), shape.dynamic_shared_bytes, stream, first, second);
 }
 

@@ -371,6 +371,12 @@ class KernelEmulator {
         for (Word& w : shared) w = static_cast<Word>(garbage_());
         const auto place = ntt::gpu::locate_pass_pair_block<G>(first.log_n, lower_first_stage, row, x);
         for (std::uint32_t t = 0; t < shape.block; ++t) {
+          if constexpr (Forward) {  // a lifted first pass has its own kernel
+            if (first.lift.rows) {
+              ntt::gpu::pass_pair_phase<Word, G, true, true, true>(first, shared.data(), place, t);
+              continue;
+            }
+          }
           ntt::gpu::pass_pair_phase<Word, G, Forward, true>(first, shared.data(), place, t);
         }
         for (std::uint32_t t = 0; t < shape.block; ++t) {

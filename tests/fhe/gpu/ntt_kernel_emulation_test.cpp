@@ -195,11 +195,13 @@ TEST(NttKernelEmulation, InverseOutOfPlaceMatchesInPlace) {
 // centred lifts, computed here in signed arithmetic, whatever `data` held.
 // D above some targets and below others, the centred values' edges, 40- and
 // 60-bit rows side by side (double-precision and integer butterflies) and
-// 32-bit words, split kernels and not, a batch of two source rows.
+// 32-bit words, split kernels and not, a batch of two source rows; on one
+// SM the lifted first pass pairs with the next (logN 12 and 16).
 TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
   using fhe::testing::ntt_moduli;
   int checked = 0;
-  for (int log_n : {10, 12}) {
+  std::size_t paired = 0;
+  for (int log_n : {10, 12, 16}) {
     const std::size_t n = std::size_t{1} << log_n;
     for (const auto& backend : fhe::ntt::all_backends()) {
       if (!fhe::ntt::compatibility(backend, log_n).compatible || backend.name == "radix2_indexed") continue;
@@ -236,11 +238,13 @@ TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
           std::vector<std::uint64_t> actual(expected.size());
           for (auto& w : actual) w = garbage();
           if (wide) {
-            fhe::testing::KernelEmulator<std::uint64_t>(backend, log_n, moduli, sm_count)
-                .run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+            fhe::testing::KernelEmulator<std::uint64_t> emulator(backend, log_n, moduli, sm_count);
+            emulator.run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+            paired += emulator.paired_launches();
           } else {
-            fhe::testing::KernelEmulator<std::uint32_t>(backend, log_n, moduli, sm_count)
-                .run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+            fhe::testing::KernelEmulator<std::uint32_t> emulator(backend, log_n, moduli, sm_count);
+            emulator.run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+            paired += emulator.paired_launches();
           }
           EXPECT_TRUE(actual == expected) << backend.name << ", logN " << log_n << ", wide " << wide << ", sm "
                                           << sm_count;
@@ -250,8 +254,16 @@ TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
     }
   }
   // As for the out-of-place inverse: every backend whose forward starts
-  // with a global pass, 4 at logN 10 and 6 at logN 12.
-  EXPECT_EQ(checked, (4 + 6) * 2 * 2);
+  // with a global pass, 4 at logN 10, 6 at logN 12 and 5 at logN 16.
+  EXPECT_EQ(checked, (4 + 6 + 5) * 2 * 2);
+  // On one SM the lifted first pass pairs with the next, 64- and 32-bit: at
+  // logN 16 for each of the five (the 8 stages before the region: group4's
+  // and radix4's G = 2 pair, then a pass alone and one with the region;
+  // group8's G = 3 pair, then one with the region; group16's and radix16's
+  // G = 4 pair), at logN 12 radix8's (G = 3 twice before its 6-stage
+  // region; the others' region takes the second of two 2-stage passes or
+  // they have one pass).
+  EXPECT_EQ(paired, (5u + 1u) * 2u);
 }
 
 // The pass-pair kernel word for word (one SM: a wave from 3 blocks) at
@@ -528,9 +540,9 @@ TEST(NttLaunchShape, PassAndRegionShareALaunchFromOneWave) {
 // the second: at logN 16 group16's and radix16's two passes (4 + 4, the
 // region then alone, in both directions and before a caller's region),
 // group8's first two (3 + 3) and group4's (2 + 2) in every transform, and
-// group4's middle two in the inverse and before a caller's region; never
-// a lifted first pass, nor passes whose blocks would leave a block of the
-// lower pass (logN 11).
+// group4's middle two in the inverse and before a caller's region; a
+// lifted first pass too (the rescale's); never passes whose blocks would
+// leave a block of the lower pass (logN 11).
 TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
   using fhe::ntt::gpu::LaunchGroup;
   const auto launches_of = [](const char* name, int log_n, bool forward) {
@@ -550,7 +562,7 @@ TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
     EXPECT_EQ(group(forward, 0, 2, true, 25), LaunchGroup::pass_pair) << name;
     EXPECT_EQ(group(forward, 0, 3, true, 24), LaunchGroup::alone) << name;
     EXPECT_EQ(group(forward, 1, 3, true, 24), LaunchGroup::alone) << name;
-    EXPECT_EQ(group(forward, 0, 2, true, 355, true), LaunchGroup::alone) << name;
+    EXPECT_EQ(group(forward, 0, 2, true, 68, true), LaunchGroup::pass_pair) << name;  // the rescale's, lifted
     const auto inverse = launches_of(name, 16, false);  // region, 4, 4 stages
     EXPECT_EQ(group(inverse, 0, 3, false, 355), LaunchGroup::alone) << name;
     EXPECT_EQ(group(inverse, 1, 3, false, 355), LaunchGroup::pass_pair) << name;
