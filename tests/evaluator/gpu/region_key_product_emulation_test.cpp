@@ -10,10 +10,13 @@
 // fused kernel's indexing.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 #include <random>
+#include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -46,11 +49,134 @@ struct Case {
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
 u64 add(u64 x, u64 y, u64 q) { return (x + y) % q; }
 
+// What both checks build alike: the rows' primes (row 0 unused, which
+// exercises the offsets; with narrow_bits the Q rows narrow and the P rows
+// wide, a preset's mix), the digits in coefficient form with the NTT
+// emulator's passes but the last run on them, their complete transforms
+// (the reference), each digit's own Q rows in the decomposed part where
+// the passes skip them, a key of first_digit + digits components in the
+// device layout, c0 and [P]_(q), and the sums' arguments over them.
+static constexpr std::size_t kFirstRow = 1;
+static constexpr int kFirstDigit = 1;
+
+template <typename Word>
+struct FusedInputs {
+  FusedInputs(const char* backend_name, int log_n_, int bits, int narrow_bits, int digit_count, int q_rows_,
+              int p_rows, bool skip_own, std::uint64_t seed)
+      : log_n(log_n_),
+        n(std::size_t{1} << log_n_),
+        q_rows(static_cast<std::size_t>(q_rows_)),
+        rows(static_cast<std::size_t>(q_rows_ + p_rows)),
+        digits(static_cast<std::size_t>(digit_count)),
+        key_rows(kFirstRow + rows),
+        rng(seed) {
+    moduli = testing::ntt_moduli(log_n, static_cast<int>(key_rows), bits);
+    if (narrow_bits > 0) {
+      const std::vector<u64> narrow = testing::ntt_moduli(log_n, 1 + q_rows_, narrow_bits);
+      std::copy(narrow.begin(), narrow.end(), moduli.begin());
+    }
+    ext.resize(digits * rows * n);
+    for (std::size_t i = 0; i < ext.size(); ++i) ext[i] = random_row_word(kFirstRow + (i / n) % rows);
+    transformed = ext;
+    const auto word = bits > 30 ? WordType::int64 : WordType::int32;
+    const auto oracle = ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
+    for (std::size_t d = 0; d < digits; ++d) oracle->forward(transformed.data() + d * rows * n, {kFirstRow, rows});
+    // With skip_own, digit d owns Q rows [starts[d], starts[d + 1]): the
+    // passes skip them, the extended buffer holds garbage there, and the
+    // fused kernel reads them from the decomposed part (the oracle's words).
+    if (skip_own) {
+      const auto q = static_cast<std::uint32_t>(q_rows);
+      const auto per_digit = (q + static_cast<std::uint32_t>(digits) - 1) / static_cast<std::uint32_t>(digits);
+      for (std::uint32_t d = 0; d <= digits; ++d) starts.push_back(std::min(q, d * per_digit));
+      decomposed.resize(q_rows * n);
+      for (std::size_t d = 0; d < digits; ++d) {
+        for (std::size_t r = starts[d]; r < starts[d + 1]; ++r) {
+          for (std::size_t k = 0; k < n; ++k) {
+            decomposed[r * n + k] = transformed[(d * rows + r) * n + k];
+            ext[(d * rows + r) * n + k] = rng();
+          }
+        }
+      }
+    }
+    emulator = std::make_unique<testing::KernelEmulator<Word>>(ntt::backend_info(backend_name), log_n, moduli, 132);
+    region = emulator->forward_before_region(ext, {kFirstRow, rows}, digits, skip_own ? starts.data() : nullptr);
+    layout = switch_key_layout(moduli, n);
+    c0.resize(q_rows * n);
+    for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = random_row_word(kFirstRow + i / n);
+    for (std::size_t id = 0; id < key_rows; ++id) {
+      p_mod_q.push_back(random_row_word(id));
+      p_shoup.push_back(shoup_companion<u64>(p_mod_q.back(), moduli[id]));
+      device_moduli.emplace_back(moduli[id]);
+    }
+  }
+
+  u64 random_row_word(std::size_t id) { return rng() % moduli[id]; }
+
+  // A random key (component c, key row id at [(c key_rows + id) n + k])
+  // and its device layout.
+  std::pair<std::vector<u64>, std::vector<std::uint8_t>> random_key() {
+    const std::size_t components = kFirstDigit + digits;
+    std::vector<u64> key(components * 2 * key_rows * n);
+    for (std::size_t i = 0; i < key.size(); ++i) key[i] = random_row_word((i / n) % key_rows);
+    std::vector<std::uint8_t> packed(components * layout.digit_bytes());
+    for (std::size_t d = 0; d < components; ++d) {
+      const std::span<const u64> b = std::span(key).subspan(2 * d * key_rows * n, key_rows * n);
+      const std::span<const u64> a = std::span(key).subspan((2 * d + 1) * key_rows * n, key_rows * n);
+      pack_switch_key_digit(b, a, layout, std::span(packed).subspan(d * layout.digit_bytes(), layout.digit_bytes()));
+    }
+    return {std::move(key), std::move(packed)};
+  }
+
+  cuda::ExtendedSumArgs sum_args() const {
+    cuda::ExtendedSumArgs s;
+    s.extended = const_cast<u64*>(ext.data());
+    s.digits = static_cast<int>(digits);
+    s.first_digit = kFirstDigit;
+    s.key_layout = layout;
+    s.c0 = c0.data();
+    s.decomposed = starts.empty() ? nullptr : decomposed.data();
+    s.p_mod_q = p_mod_q.data();
+    s.p_mod_q_shoup = p_shoup.data();
+    s.first_row = kFirstRow;
+    s.q_rows = q_rows;
+    s.rows = rows;
+    s.log_n = log_n;
+    s.moduli = device_moduli.data();
+    return s;
+  }
+
+  // Digit d's x times the key's component (kFirstDigit + d) * 2 + part,
+  // summed over the digits, at row r, position k (source: the digits'
+  // position, the Galois permutation's for a rotation).
+  u64 key_product(const std::vector<u64>& key, int part, std::size_t r, std::size_t k, std::size_t source) const {
+    const std::size_t id = kFirstRow + r;
+    const u64 q = moduli[id];
+    u64 sum = 0;
+    for (std::size_t d = 0; d < digits; ++d) {
+      const u64 x = transformed[(d * rows + r) * n + source];
+      const std::size_t component = (kFirstDigit + d) * 2 + static_cast<std::size_t>(part);
+      sum = add(sum, mul(x, key[(component * key_rows + id) * n + k], q), q);
+    }
+    return sum;
+  }
+
+  int log_n;
+  std::size_t n, q_rows, rows, digits, key_rows;
+  std::mt19937_64 rng;
+  std::vector<u64> moduli, ext, transformed, decomposed, c0, p_mod_q, p_shoup;
+  std::vector<std::uint32_t> starts;
+  std::vector<Modulus<u64>> device_moduli;
+  std::unique_ptr<testing::KernelEmulator<Word>> emulator;
+  ntt::gpu::PassArgs<Word> region{};
+  SwitchKeyLayout layout{};
+};
+
 // The kernel's three phases over every block of the launch, as the device
-// runs them (a barrier between phases), launch row y on the kernel's row.
-template <typename Word, int Skip, bool Consecutive, bool Galois>
+// runs them (a barrier between phases), launch row y on the kernel's row;
+// phase3(x, y, thread) the key product(s), by default fused_key_product's.
+template <typename Word, int Skip, bool Consecutive, bool Galois, typename Phase3>
 void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, std::uint32_t grid_y,
-             std::uint32_t threads, std::mt19937_64& garbage) {
+             std::uint32_t threads, std::mt19937_64& garbage, Phase3&& phase3) {
   std::vector<Word> shared(static_cast<std::size_t>(threads / ntt::gpu::kThreadsPerTile) *
                            ntt::gpu::kPaddedTileWords);
   for (std::uint32_t launch_row = 0; launch_row < grid_y; ++launch_row) {
@@ -65,15 +191,22 @@ void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, st
         cuda::digit_tile_rows<Word, Skip, Consecutive>(f, shared.data(),
                                                        cuda::fused_tile_thread<Word, Galois>(f, x, y, t));
       }
-      for (std::uint32_t t = 0; t < threads; ++t) {  // the digits a round the launch picks
-        if (cuda::fused_digits_per_round(f.sum.digits) == 10) {
-          cuda::fused_key_product<Word, Galois, 10>(f, shared.data(), x, y, t, threads);
-        } else {
-          cuda::fused_key_product<Word, Galois, 5>(f, shared.data(), x, y, t, threads);
-        }
-      }
+      for (std::uint32_t t = 0; t < threads; ++t) phase3(shared.data(), x, y, t);
     }
   }
+}
+
+template <typename Word, int Skip, bool Consecutive, bool Galois>
+void emulate(const cuda::RegionKeyProductArgs<Word>& f, std::uint32_t grid_x, std::uint32_t grid_y,
+             std::uint32_t threads, std::mt19937_64& garbage) {
+  emulate<Word, Skip, Consecutive, Galois>(
+      f, grid_x, grid_y, threads, garbage, [&](const Word* shared, std::uint32_t x, std::uint32_t y, std::uint32_t t) {
+        if (cuda::fused_digits_per_round(f.sum.digits) == 10) {  // the digits a round the launch picks
+          cuda::fused_key_product<Word, Galois, 10>(f, shared, x, y, t, threads);
+        } else {
+          cuda::fused_key_product<Word, Galois, 5>(f, shared, x, y, t, threads);
+        }
+      });
 }
 
 template <typename Word>
@@ -81,89 +214,20 @@ void check(const Case& c) {
   SCOPED_TRACE(::testing::Message() << c.backend << " logN " << c.log_n << ", " << c.bits << "-bit (narrow "
                                     << c.narrow_bits << "), " << c.digits
                                     << " digits, galois " << c.galois << ", accumulate " << c.accumulate);
-  const ntt::BackendInfo& backend = ntt::backend_info(c.backend);
-  ASSERT_TRUE(ntt::compatibility(backend, c.log_n).compatible);
-  const std::size_t n = std::size_t{1} << c.log_n;
-  const std::size_t rows = static_cast<std::size_t>(c.q_rows + c.p_rows), digits = static_cast<std::size_t>(c.digits);
-  const std::size_t first_row = 1, key_rows = first_row + rows;  // row 0 unused: exercises the offsets
-  std::vector<u64> moduli = testing::ntt_moduli(c.log_n, static_cast<int>(key_rows), c.bits);
-  if (c.narrow_bits > 0) {  // a preset's mix: narrow scale primes, wide P primes
-    const std::vector<u64> narrow = testing::ntt_moduli(c.log_n, 1 + c.q_rows, c.narrow_bits);
-    std::copy(narrow.begin(), narrow.end(), moduli.begin());
-  }
-  const auto word = c.bits > 30 ? WordType::int64 : WordType::int32;
-  std::mt19937_64 rng(1000 + c.log_n * 17 + c.digits);
-  const auto random_row_word = [&](std::size_t id) { return rng() % moduli[id]; };
+  ASSERT_TRUE(ntt::compatibility(ntt::backend_info(c.backend), c.log_n).compatible);
+  FusedInputs<Word> in(c.backend, c.log_n, c.bits, c.narrow_bits, c.digits, c.q_rows, c.p_rows, c.skip_own,
+                       1000 + c.log_n * 17 + c.digits);
+  const std::size_t n = in.n, rows = in.rows, first_row = kFirstRow;
+  const auto random_row_word = [&](std::size_t id) { return in.random_row_word(id); };
+  const ntt::gpu::PassArgs<Word>& region = in.region;
 
-  // The digits in coefficient form (digits blocks of rows rows), the
-  // reference's forward transform of each, and the emulated earlier passes.
-  std::vector<u64> ext(digits * rows * n);
-  for (std::size_t i = 0; i < ext.size(); ++i) ext[i] = random_row_word(first_row + (i / n) % rows);
-  std::vector<u64> transformed = ext;
-  const auto oracle = ntt::make_plan("radix2_indexed", {}, c.log_n, moduli, word);
-  for (std::size_t d = 0; d < digits; ++d) oracle->forward(transformed.data() + d * rows * n, {first_row, rows});
-  // With skip_own, digit d owns Q rows [starts[d], starts[d + 1]): the passes
-  // skip them, the extended buffer holds garbage there, and the fused kernel
-  // reads them from the decomposed part (the oracle's words).
-  std::vector<std::uint32_t> starts;
-  std::vector<u64> decomposed;
-  if (c.skip_own) {
-    const auto q_rows = static_cast<std::uint32_t>(c.q_rows);
-    const auto per_digit = (q_rows + static_cast<std::uint32_t>(digits) - 1) / static_cast<std::uint32_t>(digits);
-    for (std::uint32_t d = 0; d <= digits; ++d) starts.push_back(std::min(q_rows, d * per_digit));
-    decomposed.resize(static_cast<std::size_t>(c.q_rows) * n);
-    for (std::size_t d = 0; d < digits; ++d) {
-      for (std::size_t r = starts[d]; r < starts[d + 1]; ++r) {
-        for (std::size_t k = 0; k < n; ++k) {
-          decomposed[r * n + k] = transformed[(d * rows + r) * n + k];
-          ext[(d * rows + r) * n + k] = rng();
-        }
-      }
-    }
-  }
-  testing::KernelEmulator<Word> emulator(backend, c.log_n, moduli, 132);
-  const ntt::gpu::PassArgs<Word> region =
-      emulator.forward_before_region(ext, {first_row, rows}, digits, c.skip_own ? starts.data() : nullptr);
-
-  // Key (components from first_digit), table, c0, plaintext, [P]_(q).
-  const int first_digit = 1;
-  std::vector<u64> key((first_digit + digits) * 2 * key_rows * n);
-  for (std::size_t i = 0; i < key.size(); ++i) key[i] = random_row_word((i / n) % key_rows);
-  // The kernel reads the key in its device layout.
-  const SwitchKeyLayout layout = switch_key_layout(moduli, n);
-  std::vector<std::uint8_t> packed((static_cast<std::size_t>(first_digit) + digits) * layout.digit_bytes());
-  for (std::size_t d = 0; d < static_cast<std::size_t>(first_digit) + digits; ++d) {
-    const std::span<const u64> b = std::span(key).subspan(2 * d * key_rows * n, key_rows * n);
-    const std::span<const u64> a = std::span(key).subspan((2 * d + 1) * key_rows * n, key_rows * n);
-    pack_switch_key_digit(b, a, layout, std::span(packed).subspan(d * layout.digit_bytes(), layout.digit_bytes()));
-  }
+  // Key, table, plaintext.
+  const auto [key, packed] = in.random_key();
   const std::vector<std::uint32_t> table =
       c.galois ? galois_ntt_permutation(galois_element_for_step(3, c.log_n), c.log_n) : std::vector<std::uint32_t>{};
-  std::vector<u64> c0(static_cast<std::size_t>(c.q_rows) * n), plain((rows * n) >> c.plain_block_log);
-  for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = random_row_word(first_row + i / n);
+  std::vector<u64> plain((rows * n) >> c.plain_block_log);
   for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = random_row_word(first_row + (i << c.plain_block_log) / n);
-  std::vector<u64> p_mod_q(key_rows), p_shoup(key_rows);
-  std::vector<Modulus<u64>> device_moduli;
-  for (std::size_t id = 0; id < key_rows; ++id) {
-    p_mod_q[id] = random_row_word(id);
-    p_shoup[id] = shoup_companion<u64>(p_mod_q[id], moduli[id]);
-    device_moduli.emplace_back(moduli[id]);
-  }
-
-  cuda::ExtendedSumArgs s;
-  s.extended = ext.data();
-  s.digits = c.digits;
-  s.first_digit = first_digit;
-  s.key_layout = layout;
-  s.c0 = c0.data();
-  s.decomposed = c.skip_own ? decomposed.data() : nullptr;
-  s.p_mod_q = p_mod_q.data();
-  s.p_mod_q_shoup = p_shoup.data();
-  s.first_row = first_row;
-  s.q_rows = static_cast<std::size_t>(c.q_rows);
-  s.rows = rows;
-  s.log_n = c.log_n;
-  s.moduli = device_moduli.data();
+  const cuda::ExtendedSumArgs s = in.sum_args();
   const cuda::RotationTerm term{packed.data(), c.galois ? table.data() : nullptr,
                                 c.accumulate ? plain.data() : nullptr, c.plain_block_log};
   // Split outputs: Q rows of b and a, then the P block (b's, a's); sums:
@@ -178,7 +242,7 @@ void check(const Case& c) {
 
   const unsigned tiles = cuda::fused_tiles_per_block(c.digits, c.log_n);
   const auto grid_x = static_cast<std::uint32_t>((n >> ntt::gpu::kTileBits) / tiles);
-  const auto threads = static_cast<std::uint32_t>(tiles * digits * ntt::gpu::kThreadsPerTile);
+  const auto threads = static_cast<std::uint32_t>(tiles * in.digits * ntt::gpu::kThreadsPerTile);
   std::mt19937_64 garbage(99);
   // Launches as {first row, rows}: one over every row, or the P rows' then the Q rows'.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> launches = {{0, static_cast<std::uint32_t>(rows)}};
@@ -200,18 +264,12 @@ void check(const Case& c) {
   std::size_t mismatches = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t id = first_row + r;
-    const u64 q = moduli[id];
+    const u64 q = in.moduli[id];
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t source = c.galois ? table[k] : k;
-      u64 b = 0, a = 0;
-      for (std::size_t d = 0; d < digits; ++d) {
-        const u64 x = transformed[(d * rows + r) * n + source];
-        const std::size_t component = (first_digit + d) * 2;
-        b = add(b, mul(x, key[(component * key_rows + id) * n + k], q), q);
-        a = add(a, mul(x, key[((component + 1) * key_rows + id) * n + k], q), q);
-      }
+      u64 b = in.key_product(key, 0, r, k, source), a = in.key_product(key, 1, r, k, source);
       const bool q_row = r < static_cast<std::size_t>(c.q_rows);
-      if (c.galois && q_row) b = add(b, mul(p_mod_q[id], c0[r * n + source], q), q);
+      if (c.galois && q_row) b = add(b, mul(in.p_mod_q[id], in.c0[r * n + source], q), q);
       if (c.accumulate) {
         const u64 weight = plain[(r * n + k) >> c.plain_block_log];
         b = add(old_b[r * n + k], mul(b, weight, q), q);
@@ -272,43 +330,12 @@ void check_hoisted(const char* backend_name, int log_n, int bits, int narrow_bit
                    int p_rows, const std::vector<std::uint64_t>& elements) {
   SCOPED_TRACE(::testing::Message() << backend_name << " logN " << log_n << ", " << digit_count << " digits, "
                                     << elements.size() << " steps");
-  const ntt::BackendInfo& backend = ntt::backend_info(backend_name);
-  const std::size_t n = std::size_t{1} << log_n, rows = static_cast<std::size_t>(q_rows + p_rows);
-  const auto digits = static_cast<std::size_t>(digit_count);
-  const std::size_t first_row = 1, key_rows = first_row + rows;
-  std::vector<u64> moduli = testing::ntt_moduli(log_n, static_cast<int>(key_rows), bits);
-  if (narrow_bits > 0) {
-    const std::vector<u64> narrow = testing::ntt_moduli(log_n, 1 + q_rows, narrow_bits);
-    std::copy(narrow.begin(), narrow.end(), moduli.begin());
-  }
-  const auto word = bits > 30 ? WordType::int64 : WordType::int32;
-  std::mt19937_64 rng(5000 + log_n + digit_count);
-  const auto random_row_word = [&](std::size_t id) { return rng() % moduli[id]; };
-
-  // The digits, their complete transforms, each digit's own Q rows skipped.
-  std::vector<u64> ext(digits * rows * n);
-  for (std::size_t i = 0; i < ext.size(); ++i) ext[i] = random_row_word(first_row + (i / n) % rows);
-  std::vector<u64> transformed = ext;
-  const auto oracle = ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
-  for (std::size_t d = 0; d < digits; ++d) oracle->forward(transformed.data() + d * rows * n, {first_row, rows});
-  std::vector<std::uint32_t> starts;
-  std::vector<u64> decomposed(static_cast<std::size_t>(q_rows) * n);
-  const auto per_digit = (static_cast<std::uint32_t>(q_rows) + digit_count - 1) / static_cast<std::uint32_t>(digit_count);
-  for (std::uint32_t d = 0; d <= digits; ++d) starts.push_back(std::min<std::uint32_t>(q_rows, d * per_digit));
-  for (std::size_t d = 0; d < digits; ++d) {
-    for (std::size_t r = starts[d]; r < starts[d + 1]; ++r) {
-      for (std::size_t k = 0; k < n; ++k) {
-        decomposed[r * n + k] = transformed[(d * rows + r) * n + k];
-        ext[(d * rows + r) * n + k] = rng();
-      }
-    }
-  }
-  testing::KernelEmulator<Word> emulator(backend, log_n, moduli, 132);
-  const ntt::gpu::PassArgs<Word> region = emulator.forward_before_region(ext, {first_row, rows}, digits, starts.data());
+  FusedInputs<Word> in(backend_name, log_n, bits, narrow_bits, digit_count, q_rows, p_rows, true,
+                       5000 + log_n + digit_count);
+  const std::size_t n = in.n, rows = in.rows;
+  const ntt::gpu::PassArgs<Word>& region = in.region;
 
   // A key, table and split output per step.
-  const int first_digit = 1;
-  const SwitchKeyLayout layout = switch_key_layout(moduli, n);
   const std::size_t steps = elements.size();
   std::vector<std::vector<u64>> keys(steps), outs_b(steps), outs_a(steps), p_blocks(steps);
   std::vector<std::vector<std::uint8_t>> packed(steps);
@@ -316,15 +343,7 @@ void check_hoisted(const char* backend_name, int log_n, int bits, int narrow_bit
   std::vector<cuda::RotationTerm> terms(steps);
   std::vector<cuda::TermOutput> outs(steps);
   for (std::size_t t = 0; t < steps; ++t) {
-    keys[t].resize((first_digit + digits) * 2 * key_rows * n);
-    for (std::size_t i = 0; i < keys[t].size(); ++i) keys[t][i] = random_row_word((i / n) % key_rows);
-    packed[t].resize((static_cast<std::size_t>(first_digit) + digits) * layout.digit_bytes());
-    for (std::size_t d = 0; d < static_cast<std::size_t>(first_digit) + digits; ++d) {
-      const std::span<const u64> b = std::span(keys[t]).subspan(2 * d * key_rows * n, key_rows * n);
-      const std::span<const u64> a = std::span(keys[t]).subspan((2 * d + 1) * key_rows * n, key_rows * n);
-      pack_switch_key_digit(b, a, layout,
-                            std::span(packed[t]).subspan(d * layout.digit_bytes(), layout.digit_bytes()));
-    }
+    std::tie(keys[t], packed[t]) = in.random_key();
     tables[t] = galois_ntt_permutation(elements[t], log_n);
     outs_b[t].assign(rows * n, 0);
     outs_a[t].assign(rows * n, 0);
@@ -332,29 +351,7 @@ void check_hoisted(const char* backend_name, int log_n, int bits, int narrow_bit
     terms[t] = {packed[t].data(), tables[t].data(), nullptr, 0};
     outs[t] = {outs_b[t].data(), outs_a[t].data(), p_blocks[t].data(), false};
   }
-  std::vector<u64> c0(static_cast<std::size_t>(q_rows) * n);
-  for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = random_row_word(first_row + i / n);
-  std::vector<u64> p_mod_q(key_rows), p_shoup(key_rows);
-  std::vector<Modulus<u64>> device_moduli;
-  for (std::size_t id = 0; id < key_rows; ++id) {
-    p_mod_q[id] = random_row_word(id);
-    p_shoup[id] = shoup_companion<u64>(p_mod_q[id], moduli[id]);
-    device_moduli.emplace_back(moduli[id]);
-  }
-  cuda::ExtendedSumArgs s;
-  s.extended = ext.data();
-  s.digits = digit_count;
-  s.first_digit = first_digit;
-  s.key_layout = layout;
-  s.c0 = c0.data();
-  s.decomposed = decomposed.data();
-  s.p_mod_q = p_mod_q.data();
-  s.p_mod_q_shoup = p_shoup.data();
-  s.first_row = first_row;
-  s.q_rows = static_cast<std::size_t>(q_rows);
-  s.rows = rows;
-  s.log_n = log_n;
-  s.moduli = device_moduli.data();
+  const cuda::ExtendedSumArgs s = in.sum_args();
 
   const unsigned tiles = cuda::fused_tiles_per_block(digit_count, log_n);
   cuda::RegionKeyProductArgs<Word> f{region, {}, s, {}, tiles, 0};
@@ -365,48 +362,31 @@ void check_hoisted(const char* backend_name, int log_n, int bits, int narrow_bit
     f.inverse_galois[t] = cuda::galois_inverse(elements[t], log_n);
   }
   const auto grid_x = static_cast<std::uint32_t>((n >> ntt::gpu::kTileBits) / tiles);
-  const auto threads = static_cast<std::uint32_t>(tiles * digits * ntt::gpu::kThreadsPerTile);
+  const auto threads = static_cast<std::uint32_t>(tiles * in.digits * ntt::gpu::kThreadsPerTile);
   std::mt19937_64 garbage(7);
-  std::vector<Word> shared(static_cast<std::size_t>(threads / ntt::gpu::kThreadsPerTile) * ntt::gpu::kPaddedTileWords);
   ntt::gpu::with_region_variant(region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() {
-    for (std::uint32_t launch_row = 0; launch_row < rows; ++launch_row) {
-      const std::uint32_t y = cuda::fused_output_row(0, launch_row, static_cast<std::uint32_t>(rows));
-      for (std::uint32_t x = 0; x < grid_x; ++x) {
-        for (Word& w : shared) w = static_cast<Word>(garbage());
-        for (std::uint32_t t = 0; t < threads; ++t) {
-          cuda::digit_tile_columns<Word, Skip, Consecutive>(f, shared.data(),
-                                                            cuda::fused_tile_thread<Word, false>(f, x, y, t), y);
-        }
-        for (std::uint32_t t = 0; t < threads; ++t) {
-          cuda::digit_tile_rows<Word, Skip, Consecutive>(f, shared.data(), cuda::fused_tile_thread<Word, false>(f, x, y, t));
-        }
-        for (std::uint32_t t = 0; t < threads; ++t) {
+    emulate<Word, Skip, Consecutive, false>(
+        f, grid_x, static_cast<std::uint32_t>(rows), threads, garbage,
+        [&](const Word* shared, std::uint32_t x, std::uint32_t y, std::uint32_t t) {
           if (cuda::fused_digits_per_round(digit_count) == 10) {
-            cuda::fused_key_products<Word, 10>(f, shared.data(), x, y, t, threads);
+            cuda::fused_key_products<Word, 10>(f, shared, x, y, t, threads);
           } else {
-            cuda::fused_key_products<Word, 5>(f, shared.data(), x, y, t, threads);
+            cuda::fused_key_products<Word, 5>(f, shared, x, y, t, threads);
           }
-        }
-      }
-    }
+        });
   });
 
   for (std::size_t t = 0; t < steps; ++t) {
     std::size_t mismatches = 0;
     for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t id = first_row + r;
-      const u64 q = moduli[id];
+      const std::size_t id = kFirstRow + r;
+      const u64 q = in.moduli[id];
       const bool q_row = r < static_cast<std::size_t>(q_rows);
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t source = tables[t][k];
-        u64 b = 0, a = 0;
-        for (std::size_t d = 0; d < digits; ++d) {
-          const u64 x = transformed[(d * rows + r) * n + source];
-          const std::size_t component = (first_digit + d) * 2;
-          b = add(b, mul(x, keys[t][(component * key_rows + id) * n + k], q), q);
-          a = add(a, mul(x, keys[t][((component + 1) * key_rows + id) * n + k], q), q);
-        }
-        if (q_row) b = add(b, mul(p_mod_q[id], c0[r * n + source], q), q);
+        u64 b = in.key_product(keys[t], 0, r, k, source);
+        const u64 a = in.key_product(keys[t], 1, r, k, source);
+        if (q_row) b = add(b, mul(in.p_mod_q[id], in.c0[r * n + source], q), q);
         const std::size_t p_row = r - static_cast<std::size_t>(q_rows);
         const u64 got_b = q_row ? outs_b[t][r * n + k] : p_blocks[t][p_row * n + k];
         const u64 got_a = q_row ? outs_a[t][r * n + k] : p_blocks[t][(p_rows + p_row) * n + k];
