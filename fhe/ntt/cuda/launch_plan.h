@@ -288,8 +288,7 @@ inline LaunchShape pass_pair_shape(int log_n, std::size_t rows, std::size_t word
 // passes paired (docs/performance.md, session 47). A lifted first pass
 // pairs too (the pair kernel lifts as it loads; the rescale).
 inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
-                           bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
-                           bool lifted_first) {
+                           bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes) {
   launch_count = std::min(launch_count, launches.size());
   if (i + 1 >= launch_count) return false;
   const PassLaunch& lower = launches[forward ? i : i + 1];
@@ -300,9 +299,10 @@ inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t 
       log_n - lower.first_stage < static_cast<int>(kPairBlockWordsLog)) {
     return false;
   }
+  // The pass the region would take is never the transform's first (no lift).
   const bool region_takes_a_pass =
       forward ? i + 2 < launch_count &&
-                    runs_pass_with_region(launches, i + 1, forward, log_n, rows, sm_count, word_bytes, lifted_first)
+                    runs_pass_with_region(launches, i + 1, forward, log_n, rows, sm_count, word_bytes, false)
               : i >= 1 && runs_pass_with_region(launches, i - 1, forward, log_n, rows, sm_count, word_bytes, false);
   if (lower.stage_count < kMaxGlobalPassStages && region_takes_a_pass) return false;
   return fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count);
@@ -319,11 +319,11 @@ enum class LaunchGroup { alone, pass_with_region, pass_pair };
 inline LaunchGroup launch_group(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
                                 bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
                                 bool lifted_first) {
-  if (runs_pass_pair(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
+  if (runs_pass_pair(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes)) {
     return LaunchGroup::pass_pair;
   }
   // The inverse's region gives its pass to a pair.
-  if (!forward && runs_pass_pair(launches, i + 1, launch_count, forward, log_n, rows, sm_count, word_bytes, false)) {
+  if (!forward && runs_pass_pair(launches, i + 1, launch_count, forward, log_n, rows, sm_count, word_bytes)) {
     return LaunchGroup::alone;
   }
   if (i + 1 < std::min(launch_count, launches.size()) &&
