@@ -432,5 +432,43 @@ TEST(RegionKeyProductLaunch, RefusesRowsOutsideTheExtendedRows) {
   }
 }
 
+// Several-rotation launches refuse, before anything is enqueued (no GPU
+// needed), a term count outside 2 to kMaxFusedTerms, element or output
+// counts that differ from it, and a term that is not a rotation by a key
+// into its own output.
+TEST(RegionKeyProductLaunch, RefusesTermsThatAreNotHoistedRotations) {
+  cuda::ExtendedSumArgs args;
+  args.digits = 5;
+  args.q_rows = 3;
+  args.rows = 5;
+  args.log_n = 12;
+  const std::uint8_t key[8] = {};
+  const std::uint32_t table[1] = {};
+  const cuda::RotationTerm rotation{key, table, nullptr, 0};
+  const std::uint64_t odd = galois_element_for_step(1, 12);
+  const auto refused = [&](std::vector<cuda::RotationTerm> terms, std::vector<std::uint64_t> elements,
+                           std::vector<cuda::TermOutput> outs, const char* why) {
+    try {
+      cuda::launch_region_key_products({}, terms, elements, args, outs, nullptr);
+      ADD_FAILURE() << why << ": launched";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("launch_region_key_products"), std::string::npos) << why << ": " << e.what();
+    }
+  };
+  const cuda::TermOutput out{};
+  refused({rotation}, {odd}, {out}, "one term");
+  refused(std::vector<cuda::RotationTerm>(cuda::kMaxFusedTerms + 1, rotation),
+          std::vector<std::uint64_t>(cuda::kMaxFusedTerms + 1, odd),
+          std::vector<cuda::TermOutput>(cuda::kMaxFusedTerms + 1, out), "too many terms");
+  refused({rotation, rotation}, {odd}, {out, out}, "fewer Galois elements");
+  refused({rotation, rotation}, {odd, odd}, {out}, "fewer outputs");
+  refused({rotation, {nullptr, table, nullptr, 0}}, {odd, odd}, {out, out}, "a term without a key");
+  refused({rotation, {key, nullptr, nullptr, 0}}, {odd, odd}, {out, out}, "a term without a table");
+  refused({rotation, rotation}, {odd, 2}, {out, out}, "an even Galois element");
+  refused({rotation, rotation}, {odd, odd}, {out, {nullptr, nullptr, nullptr, true}}, "an accumulated output");
+  const std::uint64_t plain[1] = {};
+  refused({rotation, {key, table, plain, 0}}, {odd, odd}, {out, out}, "a plaintext factor");
+}
+
 }  // namespace
 }  // namespace fhe
