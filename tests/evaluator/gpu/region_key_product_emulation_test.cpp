@@ -414,14 +414,21 @@ TEST(RegionKeyProductEmulation, HoistedRotationsFromOneRegion) {
   }
 }
 
-// A launch over rows outside the level's extended rows, or over none, is
-// refused before anything is enqueued (no GPU needed).
-TEST(RegionKeyProductLaunch, RefusesRowsOutsideTheExtendedRows) {
+// Five digits over 3 Q + 2 P rows at logN 12: what the launchers check
+// before anything is enqueued.
+cuda::ExtendedSumArgs small_sum_args() {
   cuda::ExtendedSumArgs args;
   args.digits = 5;
   args.q_rows = 3;
   args.rows = 5;
   args.log_n = 12;
+  return args;
+}
+
+// A launch over rows outside the level's extended rows, or over none, is
+// refused before anything is enqueued (no GPU needed).
+TEST(RegionKeyProductLaunch, RefusesRowsOutsideTheExtendedRows) {
+  const cuda::ExtendedSumArgs args = small_sum_args();
   for (const ntt::RowRange rows : {ntt::RowRange{4, 2}, ntt::RowRange{0, 0}, ntt::RowRange{5, 1}}) {
     try {
       cuda::launch_region_key_product({}, {}, args, {}, nullptr, rows);
@@ -437,11 +444,7 @@ TEST(RegionKeyProductLaunch, RefusesRowsOutsideTheExtendedRows) {
 // counts that differ from it, and a term that is not a rotation by a key
 // into its own output.
 TEST(RegionKeyProductLaunch, RefusesTermsThatAreNotHoistedRotations) {
-  cuda::ExtendedSumArgs args;
-  args.digits = 5;
-  args.q_rows = 3;
-  args.rows = 5;
-  args.log_n = 12;
+  const cuda::ExtendedSumArgs args = small_sum_args();
   const std::uint8_t key[8] = {};
   const std::uint32_t table[1] = {};
   const cuda::RotationTerm rotation{key, table, nullptr, 0};
