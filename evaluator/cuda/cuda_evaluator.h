@@ -210,16 +210,18 @@ class CudaEvaluator {
                   std::span<CudaCiphertext> outs, const char* op) const;
   // Galois keys of `elements` (null for element 1), all looked up before any
   // work; decomposes `a` when one is needed (apply_galois and the extended
-  // sums), one pass short (region set) for a single rotation when
-  // `fuse_single` and extend allows. Then the extended-sum kernel's launches.
+  // sums), one pass short (region set) where `fusion` (below) and extend
+  // allow. Then the extended-sum kernel's launches.
   struct PreparedRotations {
     std::vector<const cuda::DeviceSwitchKey*> keys;
     std::optional<ntt::gpu::ForwardRegion> region;
   };
-  // fuse_single: one rotation leaves the region to its fused key product;
-  // fuse_hoisted: so do 2 to kMaxFusedTerms rotations by keys (apply_galois).
+  // Which rotations leave the ModUp's region to their fused key products:
+  // none, a single one, or also 2 to kMaxFusedTerms rotations all by keys
+  // (apply_galois: launch_region_key_products).
+  enum class RegionFusion { none, single, single_or_hoisted };
   PreparedRotations prepare_rotations(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
-                                      bool fuse_single, bool fuse_hoisted = false) const;
+                                      RegionFusion fusion) const;
   // The terms of `prepared` (its rotations' keys) times `plains` into `sum`
   // (already shaped), the input's parts as `args` gives them.
   void add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,

@@ -45,7 +45,7 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
     check_output(out, op);
     if (&out == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
   }
-  const PreparedRotations prepared = prepare_rotations(a, elements, true, true);
+  const PreparedRotations prepared = prepare_rotations(a, elements, RegionFusion::single_or_hoisted);
   const std::vector<const cuda::DeviceSwitchKey*>& keys = prepared.keys;
   std::vector<const cuda::DeviceSwitchKey*> switched_keys;
   std::vector<CudaCiphertext*> switched_outs;
@@ -88,7 +88,7 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
                        to_bring_down);
       continue;
     }
-    if (prepared.region) {  // every rotation (prepare_rotations' fuse_hoisted) from the ModUp's last pass
+    if (prepared.region) {  // every rotation by a key (RegionFusion::single_or_hoisted) from the region
       static_assert(cuda::kMaxFusedTerms <= kHoistedRotationsPerLaunch, "the fused rotations fit one batch");
       cuda::RotationTerm terms[cuda::kMaxFusedTerms];
       cuda::TermOutput term_outs[cuda::kMaxFusedTerms];
@@ -122,7 +122,7 @@ void CudaEvaluator::rotate_many_by_steps(const CudaCiphertext& a, const std::vec
 
 CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiphertext& a,
                                                                  const std::vector<std::uint64_t>& elements,
-                                                                 bool fuse_single, bool fuse_hoisted) const {
+                                                                 RegionFusion fusion) const {
   PreparedRotations prepared;
   bool any_switch = false, all_switch = true;
   for (std::uint64_t element : elements) {
@@ -130,9 +130,10 @@ CudaEvaluator::PreparedRotations CudaEvaluator::prepare_rotations(const CudaCiph
     any_switch = any_switch || prepared.keys.back();
     all_switch = all_switch && prepared.keys.back();
   }
-  const bool hoisted = fuse_hoisted && all_switch && elements.size() >= 2 &&
+  const bool single = fusion != RegionFusion::none && elements.size() == 1;
+  const bool hoisted = fusion == RegionFusion::single_or_hoisted && all_switch && elements.size() >= 2 &&
                        elements.size() <= static_cast<std::size_t>(cuda::kMaxFusedTerms);
-  if (any_switch) prepared.region = extend(a.part(1), a.level, (fuse_single && elements.size() == 1) || hoisted);
+  if (any_switch) prepared.region = extend(a.part(1), a.level, single || hoisted);
   return prepared;
 }
 
@@ -216,7 +217,8 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
     throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
                           cuda::where(engine_, op, level) + ")");
   }
-  const PreparedRotations prepared = prepare_rotations(a, engine_.galois_elements_for_steps(steps), true);
+  const PreparedRotations prepared =
+      prepare_rotations(a, engine_.galois_elements_for_steps(steps), RegionFusion::single);
   const bool accumulate = sum.parts != 0;
   sum.parts = 2;
   sum.level = level;
@@ -315,7 +317,7 @@ void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vec
   }
   for (const CudaCiphertext& out : outs) check_extended(out, op, 2);
   const std::vector<const cuda::DeviceSwitchKey*> keys =
-      prepare_rotations(a, engine_.galois_elements_for_steps(steps), false).keys;
+      prepare_rotations(a, engine_.galois_elements_for_steps(steps), RegionFusion::none).keys;
   for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationTerms) {
     const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationTerms, steps.size() - start);
     std::uint64_t* outs_b[cuda::kMaxRotationTerms];

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "evaluator/cuda/region_key_product.cuh"
+#include "fhe/arith/modarith.h"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 #include "fhe/ntt/cuda/kernels.h"
@@ -51,28 +52,25 @@ __global__ void __launch_bounds__(kMaxFusedDigits * kThreadsPerTile, 3)
   }
 }
 
-// `hoisted`: several rotation terms (f.terms; launch_region_key_products).
+// `f` with its region, term or terms, sums and outputs; its tiles a block
+// and first row set here. Several rotation terms (f.term_count > 0,
+// launch_region_key_products) run the hoisted kernels.
 template <typename Word>
-void launch_for_word(const ntt::gpu::PassArgs<Word>& region, const RotationTerm& term, const ExtendedSumArgs& args,
-                     const TermOutput& out, ntt::RowRange rows, cudaStream_t stream,
-                     const RegionKeyProductArgs<Word>* hoisted = nullptr) {
+void launch_for_word(RegionKeyProductArgs<Word> f, ntt::RowRange rows, cudaStream_t stream) {
+  const ExtendedSumArgs& args = f.sum;
+  const ntt::gpu::PassArgs<Word>& region = f.region;
   const unsigned tiles = fused_tiles_per_block(args.digits, args.log_n);
-  RegionKeyProductArgs<Word> f{region, term, args, out, tiles, static_cast<std::uint32_t>(rows.first)};
-  if (hoisted) {
-    f.term_count = hoisted->term_count;
-    for (std::uint32_t t = 0; t < f.term_count; ++t) {
-      f.terms[t] = hoisted->terms[t];
-      f.outs[t] = hoisted->outs[t];
-      f.inverse_galois[t] = hoisted->inverse_galois[t];
-    }
-  }
+  f.tiles_per_block = tiles;
+  f.first_row = static_cast<std::uint32_t>(rows.first);
+  const bool hoisted = f.term_count > 0;
   ntt::gpu::LaunchShape shape;
   shape.grid_x = static_cast<unsigned>((std::size_t{1} << (args.log_n - kTileBits)) / tiles);
   shape.grid_y = static_cast<unsigned>(rows.count);
   shape.block = tiles * static_cast<unsigned>(args.digits) * kThreadsPerTile;
-  shape.dynamic_shared_bytes = std::size_t{tiles} * static_cast<std::size_t>(args.digits) * kPaddedTileWords * sizeof(Word);
+  shape.dynamic_shared_bytes =
+      std::size_t{tiles} * static_cast<std::size_t>(args.digits) * kPaddedTileWords * sizeof(Word);
   using Kernel = void (*)(RegionKeyProductArgs<Word>);
-  const bool galois = term.table != nullptr;
+  const bool galois = f.term.table != nullptr;
   const bool rounds_of_ten = fused_digits_per_round(args.digits) == 10;
   const Kernel kernel = ntt::gpu::with_region_variant(
       region.stage_count, region.address.consecutive, [&]<int Skip, bool Consecutive>() -> Kernel {
@@ -125,16 +123,14 @@ void launch_region_key_product(const ntt::gpu::ForwardRegion& region, const Rota
   }
   check_region(region, args);
   if (region.is_wide) {
-    launch_for_word(region.wide, term, args, out, launched, stream);
+    launch_for_word(RegionKeyProductArgs<std::uint64_t>{region.wide, term, args, out}, launched, stream);
   } else {
-    launch_for_word(region.narrow, term, args, out, launched, stream);
+    launch_for_word(RegionKeyProductArgs<std::uint32_t>{region.narrow, term, args, out}, launched, stream);
   }
 }
 
 std::uint64_t galois_inverse(std::uint64_t g, int log_n) {
-  std::uint64_t inverse = g;                                 // g * g = 1 mod 8 for odd g: 3 bits
-  for (int i = 0; i < 5; ++i) inverse *= 2 - g * inverse;  // Newton: 6, 12, 24, 48, 96 bits
-  return inverse & ((std::uint64_t{2} << log_n) - 1);
+  return inverse_mod_2_64(g) & ((std::uint64_t{2} << log_n) - 1);  // 2N divides 2^64
 }
 
 void launch_region_key_products(const ntt::gpu::ForwardRegion& region, std::span<const RotationTerm> terms,
@@ -153,23 +149,20 @@ void launch_region_key_products(const ntt::gpu::ForwardRegion& region, std::span
     }
   }
   check_region(region, args);
-  const auto fill = [&]<typename Word>(RegionKeyProductArgs<Word>& f) {
+  const auto launch = [&]<typename Word>(const ntt::gpu::PassArgs<Word>& pass) {
+    RegionKeyProductArgs<Word> f{pass, {}, args, {}};
     f.term_count = static_cast<std::uint32_t>(terms.size());
     for (std::size_t t = 0; t < terms.size(); ++t) {
       f.terms[t] = terms[t];
       f.outs[t] = outs[t];
       f.inverse_galois[t] = galois_inverse(galois_elements[t], args.log_n);
     }
+    launch_for_word(f, {0, args.rows}, stream);
   };
-  const ntt::RowRange all{0, args.rows};
   if (region.is_wide) {
-    RegionKeyProductArgs<std::uint64_t> hoisted{};
-    fill(hoisted);
-    launch_for_word(region.wide, {}, args, {}, all, stream, &hoisted);
+    launch(region.wide);
   } else {
-    RegionKeyProductArgs<std::uint32_t> hoisted{};
-    fill(hoisted);
-    launch_for_word(region.narrow, {}, args, {}, all, stream, &hoisted);
+    launch(region.narrow);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "evaluator/cuda/key_terms.cuh"
 #include "evaluator/cuda/region_key_product.h"
 #include "fhe/ntt/cuda/shared_region.cuh"
+#include "fhe/ntt/twiddles.h"
 
 namespace fhe::cuda {
 
@@ -22,7 +23,7 @@ struct RegionKeyProductArgs {
   RotationTerm term;
   ExtendedSumArgs sum;
   TermOutput out;
-  unsigned tiles_per_block;  // output tiles of one row per block
+  unsigned tiles_per_block = 0;  // output tiles of one row per block
   std::uint32_t first_row = 0;  // the launch's output rows: first_row + blockIdx.y
   // Several rotations (launch_region_key_products; `term` and `out` then
   // unused): a block's tiles are input tiles, and term i writes outs[i]'s
@@ -33,14 +34,12 @@ struct RegionKeyProductArgs {
   std::uint64_t inverse_galois[kMaxFusedTerms]{};
 };
 
-// The low `bits` bits of x in reverse order.
+// The low `bits` bits of x in reverse order (ntt::bit_reverse on the host).
 FHE_HD std::uint32_t reverse_low_bits(std::uint32_t x, int bits) {
 #if defined(__CUDA_ARCH__)
   return __brev(x) >> (32 - bits);
 #else
-  std::uint32_t r = 0;
-  for (int i = 0; i < bits; ++i) r |= ((x >> i) & 1u) << (bits - 1 - i);
-  return r;
+  return ntt::bit_reverse(x, bits);
 #endif
 }
 

@@ -163,11 +163,14 @@ FHE_HD Word mul_mod(Word a, Word b, const Modulus<Word>& m) {
 // high product, against four for reduce_wide. montgomery_factor(p) is
 // -p^-1 mod 2^64 (p odd); the result is < x / 2^64 + p, so below (k + 1) p
 // for x < k p 2^64, and needs that many conditional subtractions.
-inline std::uint64_t montgomery_factor(std::uint64_t p) {
-  std::uint64_t inverse = p;                             // p * p = 1 mod 8: 3 bits
-  for (int i = 0; i < 5; ++i) inverse *= 2 - p * inverse;  // Newton: 6, 12, 24, 48, 96 bits
-  return 0 - inverse;
+// x^-1 mod 2^64 for an odd x.
+inline std::uint64_t inverse_mod_2_64(std::uint64_t x) {
+  std::uint64_t inverse = x;                             // x * x = 1 mod 8: 3 bits
+  for (int i = 0; i < 5; ++i) inverse *= 2 - x * inverse;  // Newton: 6, 12, 24, 48, 96 bits
+  return inverse;
 }
+
+inline std::uint64_t montgomery_factor(std::uint64_t p) { return 0 - inverse_mod_2_64(p); }
 
 // a R mod p: a constant in Montgomery form.
 inline std::uint64_t to_montgomery(std::uint64_t a, std::uint64_t p) {

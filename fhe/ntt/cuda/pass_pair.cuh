@@ -67,8 +67,8 @@ FHE_HD PassPairPlace locate_pass_pair_block(std::uint32_t log_n, std::uint32_t l
 // Forward: the lower pass, then the upper; inverse: the upper, then the
 // lower, whose stage 0 (the transform's last) folds in N^-1. A forward's
 // lifted first pass (Lifted, PassArgs::lift: the rescale) loads the same
-// offsets of its batch block's source row, lifted to the row's prime, as
-// the lifted global pass does.
+// offsets of its batch block's source row, lifted to the row's prime, by
+// the lifted global pass's own loads.
 template <typename Word, int G, bool Forward, bool First, bool Lifted = false>
 FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                             std::uint32_t thread) {
@@ -80,19 +80,15 @@ FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const Pass
   const std::uint32_t t_log = pass.log_n - lower_first_stage - 2 * G;
   const std::uint32_t j = Block::column_of(thread);
   const std::uint32_t pass_block = kUpper ? (place.lower_block << G) + j : place.lower_block;
-  const std::size_t in_row = static_cast<std::size_t>(place.lower_block) << (pass.log_n - lower_first_stage);
-  std::uint64_t* words = pass.data + (static_cast<std::size_t>(place.row) << pass.log_n) + in_row;
+  std::uint64_t* words = pass.data + (static_cast<std::size_t>(place.row) << pass.log_n) +
+                         (static_cast<std::size_t>(place.lower_block) << (pass.log_n - lower_first_stage));
   const PassColumn col{words, t_log + (kUpper ? 0 : G), pass_block, plan_row_of(pass, place.row)};
   const RowConstants<Word> c = pass.constants[col.plan_row];
-  const std::uint64_t* lift_words = nullptr;
-  CentredLiftRow lift{};
-  if constexpr (Lifted) {
-    const std::uint32_t batch_block = pass.batch_rows.quotient(place.row);
-    lift_words = pass.lift.rows + (static_cast<std::size_t>(batch_block) << pass.log_n) + in_row;
-    lift = pass.lift.constants[place.row - batch_block * pass.batch_rows.value];
-  }
+  // A lifted load takes the lifted global pass's (pass_words, input_word);
+  // the others read `words` (fewer registers than its index form here).
+  const PassWords lifted = Lifted ? pass_words<true>(pass, place.row, col, c.q) : PassWords{};
   const auto input = [&](std::size_t i) -> std::uint64_t {
-    if constexpr (Lifted) return centred_lift(lift_words[i], pass.lift.half, lift, c.q);
+    if constexpr (Lifted) return input_word<true>(pass, lifted, i);
     return words[i];
   };
   // Word k of column l: its class and its multiple m of t.
@@ -109,7 +105,9 @@ FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const Pass
 #pragma unroll
     for (int l = 0; l < kColumns; ++l) {
 #pragma unroll
-      for (int k = 0; k < Block::kSpan; ++k) v[l][k] = ar.loaded(First ? input(at(l, k)) : shared[slot(l, k)]);
+      for (int k = 0; k < Block::kSpan; ++k) {
+        v[l][k] = ar.loaded(First ? input(at(l, k)) : shared[slot(l, k)]);
+      }
     }
     // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
     const bool scale_stage0 = !Forward && pass.first_stage == 0;
