@@ -299,6 +299,11 @@ class CudaPlan final : public NttPlan {
           const gpu::PassArgs<Word> second = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
           status = gpu::launch_pass_pair(args, second, forward, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
                                          stream);
+        } else if (group == gpu::LaunchGroup::pass_triple) {
+          const gpu::PassArgs<Word> second = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
+          const gpu::PassArgs<Word> third = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
+          status = gpu::launch_pass_triple(args, second, third, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
+                                           stream);
         } else {
           const gpu::LaunchShape shape =
               gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true, skip_starts != nullptr);

@@ -31,6 +31,9 @@ inline constexpr std::uint32_t kPairBlockWordsLog = 12;
 inline constexpr std::uint32_t kPairBlockWords = 1u << kPairBlockWordsLog;
 inline constexpr std::uint32_t kPairBlockThreads = kPairBlockWords / kWordsPerThread;
 inline constexpr std::uint32_t kPairBlockSharedWords = kPairBlockWords + kPairBlockWords / 16;
+// The pass-triple kernel's passes (the same blocks): 3, 3 and 2 stages, the
+// eight stages group8 runs before its region at logN 16.
+inline constexpr int kTripleStageCounts[3] = {3, 3, 2};
 
 // Offsets a global-pass thread takes side by side (16-byte accesses, each
 // twiddle serving two butterflies). A 64-bit 4-stage pass takes one: two

@@ -83,6 +83,13 @@ cudaError_t launch_pass_pair(const PassArgs<Word>& first, const PassArgs<Word>& 
                              const LaunchShape& shape, cudaStream_t stream);
 template <typename Word>
 KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape& shape);
+// A forward's three global passes of 3, 3 and 2 stages in one launch
+// (runs_pass_triple, pass_pair_shape), in execution order.
+template <typename Word>
+cudaError_t launch_pass_triple(const PassArgs<Word>& first, const PassArgs<Word>& second,
+                               const PassArgs<Word>& third, const LaunchShape& shape, cudaStream_t stream);
+template <typename Word>
+KernelResources pass_triple_resources(const LaunchShape& shape);
 
 template <typename Word>
 cudaError_t launch_indexed_stage(const IndexedStageArgs<Word>& args, bool forward,

@@ -308,17 +308,43 @@ inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t 
   return fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count);
 }
 
+// Whether launches i .. i + 2 of a forward's first `launch_count` run as
+// one pass-triple kernel (pass_pair.cuh): three global passes of 3, 3 and
+// 2 stages, adjacent in stage order, that are the last of those launches,
+// so the caller's kernel runs the region after them (group8's ModUp before
+// the key product, the ModDown before its finish), unlifted, in a launch
+// of at least one wave of the pair's 4096-word blocks. Elsewhere the
+// region takes the 2-stage pass (runs_pass_with_region).
+inline bool runs_pass_triple(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
+                             bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
+                             bool lifted_first) {
+  if (!forward || launch_count >= launches.size() || i + 3 != launch_count || (i == 0 && lifted_first)) return false;
+  for (std::size_t p = 0; p < 3; ++p) {
+    const PassLaunch& pass = launches[i + p];
+    if (pass.kernel != KernelKind::global_pass || pass.stage_count != kTripleStageCounts[p] ||
+        (p > 0 && pass.first_stage != launches[i + p - 1].first_stage + launches[i + p - 1].stage_count)) {
+      return false;
+    }
+  }
+  if (log_n - launches[i].first_stage < static_cast<int>(kPairBlockWordsLog)) return false;
+  return fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count);
+}
+
 // How launch i of a direction's first `launch_count` runs: alone, with the
-// next in one pass-region kernel, or with the next in one pass-pair kernel.
+// next in one pass-region kernel, with the next in one pass-pair kernel,
+// or with the next two in one pass-triple kernel.
 // Two 4-stage passes pair even where the region would take the second
 // (group16, radix16 at logN 16: the region then runs alone): on the H200 the
 // 39-row forward was 2.8 % (group16) and 4.7 % (radix16) faster, the inverse
 // 2.7 % and 2.3 % (docs/performance.md, session 47).
-enum class LaunchGroup { alone, pass_with_region, pass_pair };
+enum class LaunchGroup { alone, pass_with_region, pass_pair, pass_triple };
 
 inline LaunchGroup launch_group(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
                                 bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
                                 bool lifted_first) {
+  if (runs_pass_triple(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
+    return LaunchGroup::pass_triple;
+  }
   if (runs_pass_pair(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes)) {
     return LaunchGroup::pass_pair;
   }

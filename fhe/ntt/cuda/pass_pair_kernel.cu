@@ -1,7 +1,8 @@
 // The pass-pair kernels (pass_pair.cuh): two global passes of G = 2..4
-// stages in one launch, per direction (and lifted forward) and word type, at the throughput
-// register cap (the plan pairs only launches that fill the GPU:
-// runs_pass_pair).
+// stages in one launch, per direction (and lifted forward) and word type,
+// and the forward triple of 3, 3 and 2 stages, at the throughput register
+// cap (the plan groups only launches that fill the GPU: runs_pass_pair,
+// runs_pass_triple).
 #include "fhe/ntt/cuda/kernels.h"
 #include "fhe/ntt/cuda/pass_pair.cuh"
 
@@ -22,10 +23,28 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
   const std::uint32_t row = visit_index(first, blockIdx.y, gridDim.y);
   if (skipped_row(first, row)) return;
   const std::uint32_t lower_first_stage = Forward ? first.first_stage : second.first_stage;
-  const PassPairPlace place = locate_pass_pair_block<G>(first.log_n, lower_first_stage, row, blockIdx.x);
+  const PassPairPlace place = locate_pass_block<2 * G>(first.log_n, lower_first_stage, row, blockIdx.x);
   pass_pair_phase<Word, G, Forward, true, Lifted>(first, shared, place, threadIdx.x);
   __syncthreads();
   pass_pair_phase<Word, G, Forward, false>(second, shared, place, threadIdx.x);
+}
+
+// The forward triple (runs_pass_triple): three phases, a block barrier
+// after each of the first two.
+template <typename Word>
+__global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
+    ntt_pass_triple(PassArgs<Word> first, PassArgs<Word> second, PassArgs<Word> third) {
+  allow_next_kernel_launch();
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  Word* shared = reinterpret_cast<Word*>(shared_bytes);
+  const std::uint32_t row = visit_index(first, blockIdx.y, gridDim.y);
+  if (skipped_row(first, row)) return;
+  const PassPairPlace place = locate_pass_block<kTripleSpan>(first.log_n, first.first_stage, row, blockIdx.x);
+  pass_triple_phase<Word, 0>(first, shared, place, threadIdx.x);
+  __syncthreads();
+  pass_triple_phase<Word, 1>(second, shared, place, threadIdx.x);
+  __syncthreads();
+  pass_triple_phase<Word, 2>(third, shared, place, threadIdx.x);
 }
 
 template <typename Word>
@@ -66,11 +85,31 @@ KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape&
   return query_kernel_resources(reinterpret_cast<const void*>(select_kernel<Word>(stages, forward)), name, shape);
 }
 
+template <typename Word>
+cudaError_t launch_pass_triple(const PassArgs<Word>& first, const PassArgs<Word>& second,
+                               const PassArgs<Word>& third, const LaunchShape& shape, cudaStream_t stream) {
+  return launch_overlapped(ntt_pass_triple<Word>, grid_of(shape), dim3(shape.block, 1, 1), shape.dynamic_shared_bytes,
+                           stream, first, second, third);
+}
+
+template <typename Word>
+KernelResources pass_triple_resources(const LaunchShape& shape) {
+  const std::string name = std::string("ntt_pass_triple<") + word_tag<Word>() + ",g3g3g2,forward,throughput>";
+  return query_kernel_resources(reinterpret_cast<const void*>(ntt_pass_triple<Word>), name, shape);
+}
+
 template cudaError_t launch_pass_pair(const PassArgs<std::uint64_t>&, const PassArgs<std::uint64_t>&, bool,
                                       const LaunchShape&, cudaStream_t);
 template cudaError_t launch_pass_pair(const PassArgs<std::uint32_t>&, const PassArgs<std::uint32_t>&, bool,
                                       const LaunchShape&, cudaStream_t);
 template KernelResources pass_pair_resources<std::uint64_t>(int, bool, const LaunchShape&);
 template KernelResources pass_pair_resources<std::uint32_t>(int, bool, const LaunchShape&);
+
+template cudaError_t launch_pass_triple(const PassArgs<std::uint64_t>&, const PassArgs<std::uint64_t>&,
+                                        const PassArgs<std::uint64_t>&, const LaunchShape&, cudaStream_t);
+template cudaError_t launch_pass_triple(const PassArgs<std::uint32_t>&, const PassArgs<std::uint32_t>&,
+                                        const PassArgs<std::uint32_t>&, const LaunchShape&, cudaStream_t);
+template KernelResources pass_triple_resources<std::uint64_t>(const LaunchShape&);
+template KernelResources pass_triple_resources<std::uint32_t>(const LaunchShape&);
 
 }  // namespace fhe::ntt::gpu

@@ -96,6 +96,12 @@ class KernelEmulator {
         ++paired_launches_;
         continue;
       }
+      if (group == ntt::gpu::LaunchGroup::pass_triple) {
+        const ntt::gpu::PassArgs<Word> second = pass_args(launches[++i], data, rows, batch, forward, skip_starts);
+        run_pass_triple(args, second, pass_args(launches[++i], data, rows, batch, forward, skip_starts), data_rows);
+        ++tripled_launches_;
+        continue;
+      }
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
         run_global_pass(args, shape, forward);
       } else {
@@ -109,6 +115,8 @@ class KernelEmulator {
   std::size_t fused_launches() const { return fused_launches_; }
   // Pass-pair launches run so far (launch_group).
   std::size_t paired_launches() const { return paired_launches_; }
+  // Pass-triple launches run so far (launch_group).
+  std::size_t tripled_launches() const { return tripled_launches_; }
 
   // A phase of a region kernel: (args, shared, block, tiles_per_block,
   // thread), like copy_tiles.
@@ -362,26 +370,53 @@ class KernelEmulator {
   template <int G, bool Forward>
   void pass_pair_blocks(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::PassArgs<Word>& second,
                         const ntt::gpu::LaunchShape& shape) {
-    std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
     const std::uint32_t lower_first_stage = Forward ? first.first_stage : second.first_stage;
+    const bool lifted = Forward && first.lift.rows;  // a lifted first pass has its own kernel
+    grouped_pass_blocks<2 * G>(first, shape, lower_first_stage, [&](const auto& place, Word* shared, std::uint32_t t) {
+      if constexpr (Forward) {
+        if (lifted) return ntt::gpu::pass_pair_phase<Word, G, true, true, true>(first, shared, place, t);
+      }
+      ntt::gpu::pass_pair_phase<Word, G, Forward, true>(first, shared, place, t);
+    }, [&](const auto& place, Word* shared, std::uint32_t t) {
+      ntt::gpu::pass_pair_phase<Word, G, Forward, false>(second, shared, place, t);
+    });
+  }
+
+  // The pass-triple kernel (pass_pair_kernel.cu): its three phases, as
+  // run_pass_pair runs the pair's two.
+  void run_pass_triple(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::PassArgs<Word>& second,
+                       const ntt::gpu::PassArgs<Word>& third, std::size_t data_rows) {
+    grouped_pass_blocks<ntt::gpu::kTripleSpan>(
+        first, ntt::gpu::pass_pair_shape(log_n_, data_rows, sizeof(Word)), first.first_stage,
+        [&](const auto& place, Word* shared, std::uint32_t t) {
+          ntt::gpu::pass_triple_phase<Word, 0>(first, shared, place, t);
+        },
+        [&](const auto& place, Word* shared, std::uint32_t t) {
+          ntt::gpu::pass_triple_phase<Word, 1>(second, shared, place, t);
+        },
+        [&](const auto& place, Word* shared, std::uint32_t t) {
+          ntt::gpu::pass_triple_phase<Word, 2>(third, shared, place, t);
+        });
+  }
+
+  // The blocks of a pair or triple of passes over S stages: each phase for
+  // every thread of a block before the next (the kernel's barriers), shared
+  // memory starting as garbage.
+  template <int S, typename... Phases>
+  void grouped_pass_blocks(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::LaunchShape& shape,
+                           std::uint32_t lower_first_stage, const Phases&... phases) {
+    std::vector<Word> shared(shape.dynamic_shared_bytes / sizeof(Word));
     for (std::uint32_t y = 0; y < shape.grid_y; ++y) {
       const std::uint32_t row = ntt::gpu::visit_index(first, y, shape.grid_y);
       if (ntt::gpu::skipped_row(first, row)) continue;
       for (std::uint32_t x = 0; x < shape.grid_x; ++x) {
         for (Word& w : shared) w = static_cast<Word>(garbage_());
-        const auto place = ntt::gpu::locate_pass_pair_block<G>(first.log_n, lower_first_stage, row, x);
-        for (std::uint32_t t = 0; t < shape.block; ++t) {
-          if constexpr (Forward) {  // a lifted first pass has its own kernel
-            if (first.lift.rows) {
-              ntt::gpu::pass_pair_phase<Word, G, true, true, true>(first, shared.data(), place, t);
-              continue;
-            }
-          }
-          ntt::gpu::pass_pair_phase<Word, G, Forward, true>(first, shared.data(), place, t);
-        }
-        for (std::uint32_t t = 0; t < shape.block; ++t) {
-          ntt::gpu::pass_pair_phase<Word, G, Forward, false>(second, shared.data(), place, t);
-        }
+        const auto place = ntt::gpu::locate_pass_block<S>(first.log_n, lower_first_stage, row, x);
+        (
+            [&] {
+              for (std::uint32_t t = 0; t < shape.block; ++t) phases(place, shared.data(), t);
+            }(),
+            ...);
       }
     }
   }
@@ -410,6 +445,7 @@ class KernelEmulator {
   std::mt19937_64 garbage_{12345};
   std::size_t fused_launches_ = 0;
   std::size_t paired_launches_ = 0;
+  std::size_t tripled_launches_ = 0;
 };
 
 }  // namespace fhe::testing
