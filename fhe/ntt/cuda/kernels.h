@@ -88,8 +88,6 @@ KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape&
 template <typename Word>
 cudaError_t launch_pass_triple(const PassArgs<Word>& first, const PassArgs<Word>& second,
                                const PassArgs<Word>& third, const LaunchShape& shape, cudaStream_t stream);
-template <typename Word>
-KernelResources pass_triple_resources(const LaunchShape& shape);
 
 template <typename Word>
 cudaError_t launch_indexed_stage(const IndexedStageArgs<Word>& args, bool forward,

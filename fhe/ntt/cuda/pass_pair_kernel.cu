@@ -92,12 +92,6 @@ cudaError_t launch_pass_triple(const PassArgs<Word>& first, const PassArgs<Word>
                            stream, first, second, third);
 }
 
-template <typename Word>
-KernelResources pass_triple_resources(const LaunchShape& shape) {
-  const std::string name = std::string("ntt_pass_triple<") + word_tag<Word>() + ",g3g3g2,forward,throughput>";
-  return query_kernel_resources(reinterpret_cast<const void*>(ntt_pass_triple<Word>), name, shape);
-}
-
 template cudaError_t launch_pass_pair(const PassArgs<std::uint64_t>&, const PassArgs<std::uint64_t>&, bool,
                                       const LaunchShape&, cudaStream_t);
 template cudaError_t launch_pass_pair(const PassArgs<std::uint32_t>&, const PassArgs<std::uint32_t>&, bool,
@@ -109,7 +103,5 @@ template cudaError_t launch_pass_triple(const PassArgs<std::uint64_t>&, const Pa
                                         const PassArgs<std::uint64_t>&, const LaunchShape&, cudaStream_t);
 template cudaError_t launch_pass_triple(const PassArgs<std::uint32_t>&, const PassArgs<std::uint32_t>&,
                                         const PassArgs<std::uint32_t>&, const LaunchShape&, cudaStream_t);
-template KernelResources pass_triple_resources<std::uint64_t>(const LaunchShape&);
-template KernelResources pass_triple_resources<std::uint32_t>(const LaunchShape&);
 
 }  // namespace fhe::ntt::gpu
