@@ -155,15 +155,15 @@ FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const Pass
 }
 
 // The three passes of a forward triple (kTripleStageCounts), phase by
-// phase in launch order.
+// phase in launch order; never lifted (runs_pass_triple).
 inline constexpr int kTripleSpan = kTripleStageCounts[0] + kTripleStageCounts[1] + kTripleStageCounts[2];
 
-template <typename Word, int Phase, bool Lifted = false>
+template <typename Word, int Phase>
 FHE_HD void pass_triple_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                               std::uint32_t thread) {
   constexpr int kOffset = (Phase > 0 ? kTripleStageCounts[0] : 0) + (Phase > 1 ? kTripleStageCounts[1] : 0);
-  pass_block_phase<Word, kTripleSpan, kTripleStageCounts[Phase], kOffset, true, Phase == 0, Phase == 2,
-                   Lifted && Phase == 0>(pass, shared, place, thread);
+  pass_block_phase<Word, kTripleSpan, kTripleStageCounts[Phase], kOffset, true, Phase == 0, Phase == 2>(
+      pass, shared, place, thread);
 }
 
 }  // namespace fhe::ntt::gpu
