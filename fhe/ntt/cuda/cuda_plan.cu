@@ -299,11 +299,16 @@ class CudaPlan final : public NttPlan {
           const gpu::PassArgs<Word> second = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
           status = gpu::launch_pass_pair(args, second, forward, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
                                          stream);
-        } else if (group == gpu::LaunchGroup::pass_triple) {
-          const gpu::PassArgs<Word> second = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
-          const gpu::PassArgs<Word> third = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
-          status = gpu::launch_pass_triple(args, second, third, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
-                                           stream);
+        } else if (group == gpu::LaunchGroup::pass_group) {
+          const int shape = gpu::pass_group_shape(launches, i, launch_count, forward, log_n(), data_rows, sm_count_,
+                                                  sizeof(Word), first_lift != nullptr);
+          gpu::PassGroupArgs<Word> passes{};
+          passes.pass[0] = args;
+          for (int p = 1; p < gpu::kPassGroupShapes[shape].count; ++p) {
+            passes.pass[p] = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
+          }
+          status = gpu::launch_pass_group(passes, shape, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
+                                          stream);
         } else {
           const gpu::LaunchShape shape =
               gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true, skip_starts != nullptr);

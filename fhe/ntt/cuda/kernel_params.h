@@ -31,9 +31,17 @@ inline constexpr std::uint32_t kPairBlockWordsLog = 12;
 inline constexpr std::uint32_t kPairBlockWords = 1u << kPairBlockWordsLog;
 inline constexpr std::uint32_t kPairBlockThreads = kPairBlockWords / kWordsPerThread;
 inline constexpr std::uint32_t kPairBlockSharedWords = kPairBlockWords + kPairBlockWords / 16;
-// The pass-triple kernel's passes (the same blocks): 3, 3 and 2 stages, the
-// eight stages group8 runs before its region at logN 16.
-inline constexpr int kTripleStageCounts[3] = {3, 3, 2};
+// The pass-group kernels' shapes (the same blocks): three or four forward
+// passes that the caller's region follows, the eight stages before the
+// region at logN 16 of group8 (3, 3, 2) and of group4 and radix4 (2, 2,
+// 2, 2).
+inline constexpr int kMaxGroupedPasses = 4;
+struct PassGroupShape {
+  int count;
+  int stages[kMaxGroupedPasses];
+};
+inline constexpr PassGroupShape kPassGroupShapes[] = {{3, {3, 3, 2, 0}}, {4, {2, 2, 2, 2}}};
+inline constexpr int kPassGroupShapeCount = sizeof(kPassGroupShapes) / sizeof(kPassGroupShapes[0]);
 
 // Offsets a global-pass thread takes side by side (16-byte accesses, each
 // twiddle serving two butterflies). A 64-bit 4-stage pass takes one: two
@@ -254,6 +262,13 @@ struct PassArgs {
   // The launch visits its rows (or blocks) from the first instead of from
   // the last (visit_index; launch_plan.h's rows_ascending decides).
   bool rows_ascending = false;
+};
+
+// A pass-group launch's passes in stage order (the first `count` of its
+// shape).
+template <typename Word>
+struct PassGroupArgs {
+  PassArgs<Word> pass[kMaxGroupedPasses];
 };
 
 // The row (global pass) or block (region) that launch index `index` of

@@ -83,11 +83,11 @@ cudaError_t launch_pass_pair(const PassArgs<Word>& first, const PassArgs<Word>& 
                              const LaunchShape& shape, cudaStream_t stream);
 template <typename Word>
 KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape& shape);
-// A forward's three global passes of 3, 3 and 2 stages in one launch
-// (runs_pass_triple, pass_pair_shape), in execution order.
+// A forward's three or four global passes in one launch (pass_group_shape,
+// pass_pair_shape): kPassGroupShapes[shape], the passes in stage order.
 template <typename Word>
-cudaError_t launch_pass_triple(const PassArgs<Word>& first, const PassArgs<Word>& second,
-                               const PassArgs<Word>& third, const LaunchShape& shape, cudaStream_t stream);
+cudaError_t launch_pass_group(const PassGroupArgs<Word>& group, int shape, const LaunchShape& launch_shape,
+                              cudaStream_t stream);
 
 template <typename Word>
 cudaError_t launch_indexed_stage(const IndexedStageArgs<Word>& args, bool forward,

@@ -308,42 +308,49 @@ inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t 
   return fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count);
 }
 
-// Whether launches i .. i + 2 of a forward's first `launch_count` run as
-// one pass-triple kernel (pass_pair.cuh): three global passes of 3, 3 and
-// 2 stages, adjacent in stage order, that are the last of those launches,
-// so the caller's kernel runs the region after them (group8's ModUp before
-// the key product, the ModDown before its finish), unlifted, in a launch
-// of at least one wave of the pair's 4096-word blocks. Elsewhere the
-// region takes the 2-stage pass (runs_pass_with_region).
-inline bool runs_pass_triple(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
-                             bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
-                             bool lifted_first) {
-  if (!forward || launch_count >= launches.size() || i + 3 != launch_count || (i == 0 && lifted_first)) return false;
-  for (std::size_t p = 0; p < 3; ++p) {
-    const PassLaunch& pass = launches[i + p];
-    if (pass.kernel != KernelKind::global_pass || pass.stage_count != kTripleStageCounts[p] ||
-        (p > 0 && pass.first_stage != launches[i + p - 1].first_stage + launches[i + p - 1].stage_count)) {
-      return false;
-    }
+// Which pass-group kernel (pass_pair.cuh) runs launches i onwards of a
+// forward's first `launch_count`, as an index into kPassGroupShapes, or -1:
+// global passes of the shape's stage counts, adjacent in stage order, that
+// are the last of those launches, so the caller's kernel runs the region
+// after them (the ModUp before the key product, the ModDown before its
+// finish), unlifted, in a launch of at least one wave of the pair's
+// 4096-word blocks. Elsewhere the region takes the last pass
+// (runs_pass_with_region) and the others pair.
+inline int pass_group_shape(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
+                            bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
+                            bool lifted_first) {
+  if (!forward || launch_count >= launches.size() || i >= launch_count || (i == 0 && lifted_first) ||
+      log_n - launches[i].first_stage < static_cast<int>(kPairBlockWordsLog) ||
+      !fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count)) {
+    return -1;
   }
-  if (log_n - launches[i].first_stage < static_cast<int>(kPairBlockWordsLog)) return false;
-  return fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count);
+  for (int shape = 0; shape < kPassGroupShapeCount; ++shape) {
+    const PassGroupShape& g = kPassGroupShapes[shape];
+    bool matches = i + g.count == launch_count;
+    for (int p = 0; matches && p < g.count; ++p) {
+      const PassLaunch& pass = launches[i + p];
+      matches = pass.kernel == KernelKind::global_pass && pass.stage_count == g.stages[p] &&
+                (p == 0 || pass.first_stage == launches[i + p - 1].first_stage + launches[i + p - 1].stage_count);
+    }
+    if (matches) return shape;
+  }
+  return -1;
 }
 
 // How launch i of a direction's first `launch_count` runs: alone, with the
 // next in one pass-region kernel, with the next in one pass-pair kernel,
-// or with the next two in one pass-triple kernel.
+// or with the next ones in one pass-group kernel (pass_group_shape).
 // Two 4-stage passes pair even where the region would take the second
 // (group16, radix16 at logN 16: the region then runs alone): on the H200 the
 // 39-row forward was 2.8 % (group16) and 4.7 % (radix16) faster, the inverse
 // 2.7 % and 2.3 % (docs/performance.md, session 47).
-enum class LaunchGroup { alone, pass_with_region, pass_pair, pass_triple };
+enum class LaunchGroup { alone, pass_with_region, pass_pair, pass_group };
 
 inline LaunchGroup launch_group(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
                                 bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
                                 bool lifted_first) {
-  if (runs_pass_triple(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
-    return LaunchGroup::pass_triple;
+  if (pass_group_shape(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes, lifted_first) >= 0) {
+    return LaunchGroup::pass_group;
   }
   if (runs_pass_pair(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes)) {
     return LaunchGroup::pass_pair;

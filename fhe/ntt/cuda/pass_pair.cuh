@@ -41,10 +41,21 @@ struct PassBlockColumns {
   // of eight stages).
   static constexpr std::uint32_t kRun = kClasses / kColumnsPerThread;
   static_assert(kRun << (S - G) == kPairBlockThreads, "a run of threads per column index (hi, lo)");
-  static constexpr std::uint32_t class_of(std::uint32_t thread, int l) { return thread % kRun + l * kRun; }
   static constexpr std::uint32_t column_of(std::uint32_t thread) { return thread / kRun; }
+  // Runs under 16 words (eight stages in passes under four: the triple,
+  // the quad) leave a warp several columns of one run index; their slots
+  // lie a multiple of 128 bytes apart, on the same banks. There a column
+  // takes its runs in turn from its own index on, so the warp's columns
+  // spread over the bank row: 2 wavefronts of 64-bit words instead of 4-8
+  // (pass_block_banks_test). The order is free: a thread's columns share
+  // their twiddles and never meet.
+  static constexpr std::uint32_t class_of(std::uint32_t thread, int l) {
+    const std::uint32_t turn = kRun < 16 ? (static_cast<std::uint32_t>(l) + column_of(thread)) % kColumnsPerThread
+                                         : static_cast<std::uint32_t>(l);
+    return thread % kRun + turn * kRun;
+  }
   // The first pass's columns have no hi (column < 2^(S-G) = 2^kLowBits):
-  // said so, the pair's indices compile as before the triple existed.
+  // said so, the pair's indices compile as before the pass groups existed.
   static constexpr std::uint32_t hi_of(std::uint32_t column) { return Offset == 0 ? 0 : column >> kLowBits; }
   static constexpr std::uint32_t m_of(std::uint32_t column, int k) {
     const std::uint32_t lo = Offset == 0 ? column : column & ((1u << kLowBits) - 1u);
@@ -58,7 +69,7 @@ struct PassBlockColumns {
   }
 };
 
-// Where a block of paired (or tripled) passes works: its data row, its
+// Where a block of paired (or grouped) passes works: its data row, its
 // lower-pass block and its first class. Blocks run along a row:
 // 2^(logN - 12) of them, each lower block's classes split among
 // 2^(logN - f - 12) blocks.
@@ -154,16 +165,24 @@ FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const Pass
   pass_block_phase<Word, 2 * G, G, kOffset, Forward, First, !First, Lifted>(pass, shared, place, thread);
 }
 
-// The three passes of a forward triple (kTripleStageCounts), phase by
-// phase in launch order; never lifted (runs_pass_triple).
-inline constexpr int kTripleSpan = kTripleStageCounts[0] + kTripleStageCounts[1] + kTripleStageCounts[2];
+// The passes of a forward pass group (kPassGroupShapes[Shape]), phase by
+// phase in launch order: the first from global memory, the last to it.
+// The stages of a group's first `passes` passes.
+FHE_HD constexpr int pass_group_stages(int shape, int passes) {
+  int stages = 0;
+  for (int p = 0; p < passes; ++p) stages += kPassGroupShapes[shape].stages[p];
+  return stages;
+}
 
-template <typename Word, int Phase>
-FHE_HD void pass_triple_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
-                              std::uint32_t thread) {
-  constexpr int kOffset = (Phase > 0 ? kTripleStageCounts[0] : 0) + (Phase > 1 ? kTripleStageCounts[1] : 0);
-  pass_block_phase<Word, kTripleSpan, kTripleStageCounts[Phase], kOffset, true, Phase == 0, Phase == 2>(
-      pass, shared, place, thread);
+template <int Shape>
+inline constexpr int kPassGroupSpan = pass_group_stages(Shape, kPassGroupShapes[Shape].count);
+
+template <typename Word, int Shape, int Phase>
+FHE_HD void pass_group_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
+                             std::uint32_t thread) {
+  constexpr PassGroupShape kShape = kPassGroupShapes[Shape];
+  pass_block_phase<Word, kPassGroupSpan<Shape>, kShape.stages[Phase], pass_group_stages(Shape, Phase), true,
+                   Phase == 0, Phase == kShape.count - 1>(pass, shared, place, thread);
 }
 
 }  // namespace fhe::ntt::gpu

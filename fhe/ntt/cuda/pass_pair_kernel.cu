@@ -1,8 +1,11 @@
 // The pass-pair kernels (pass_pair.cuh): two global passes of G = 2..4
 // stages in one launch, per direction (and lifted forward) and word type,
-// and the forward triple of 3, 3 and 2 stages, at the throughput register
-// cap (the plan groups only launches that fill the GPU: runs_pass_pair,
-// runs_pass_triple).
+// and the forward pass groups of kPassGroupShapes, at the throughput
+// register cap (the plan groups only launches that fill the GPU:
+// runs_pass_pair, pass_group_shape).
+#include <string>
+#include <utility>
+
 #include "fhe/ntt/cuda/kernels.h"
 #include "fhe/ntt/cuda/pass_pair.cuh"
 
@@ -29,22 +32,48 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
   pass_pair_phase<Word, G, Forward, false>(second, shared, place, threadIdx.x);
 }
 
-// The forward triple (runs_pass_triple): three phases, a block barrier
-// after each of the first two.
-template <typename Word>
+// A forward pass group's phases in order, a block barrier between each two.
+template <typename Word, int Shape, int... P>
+__device__ void run_group_phases(const PassGroupArgs<Word>& group, Word* shared, const PassPairPlace& place,
+                                 std::integer_sequence<int, P...>) {
+  (
+      [&] {
+        if constexpr (P > 0) __syncthreads();
+        pass_group_phase<Word, Shape, P>(group.pass[P], shared, place, threadIdx.x);
+      }(),
+      ...);
+}
+
+// A forward pass group (pass_group_shape, kPassGroupShapes[Shape]).
+template <typename Word, int Shape>
 __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
-    ntt_pass_triple(PassArgs<Word> first, PassArgs<Word> second, PassArgs<Word> third) {
+    ntt_pass_group(const __grid_constant__ PassGroupArgs<Word> group) {
   allow_next_kernel_launch();
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
+  const PassArgs<Word>& first = group.pass[0];
   const std::uint32_t row = visit_index(first, blockIdx.y, gridDim.y);
   if (skipped_row(first, row)) return;
-  const PassPairPlace place = locate_pass_block<kTripleSpan>(first.log_n, first.first_stage, row, blockIdx.x);
-  pass_triple_phase<Word, 0>(first, shared, place, threadIdx.x);
-  __syncthreads();
-  pass_triple_phase<Word, 1>(second, shared, place, threadIdx.x);
-  __syncthreads();
-  pass_triple_phase<Word, 2>(third, shared, place, threadIdx.x);
+  const PassPairPlace place =
+      locate_pass_block<kPassGroupSpan<Shape>>(first.log_n, first.first_stage, row, blockIdx.x);
+  run_group_phases<Word, Shape>(group, shared, place,
+                                std::make_integer_sequence<int, kPassGroupShapes[Shape].count>{});
+}
+
+template <typename Word>
+using PassGroupKernel = void (*)(PassGroupArgs<Word>);
+
+template <typename Word, int... Shapes>
+PassGroupKernel<Word> select_group(int shape, std::integer_sequence<int, Shapes...>) {
+  PassGroupKernel<Word> kernel = nullptr;
+  ((kernel = shape == Shapes ? ntt_pass_group<Word, Shapes> : kernel), ...);
+  if (!kernel) throw InvalidArgument("pass-group kernel of unknown shape " + std::to_string(shape));
+  return kernel;
+}
+
+template <typename Word>
+PassGroupKernel<Word> group_kernel(int shape) {
+  return select_group<Word>(shape, std::make_integer_sequence<int, kPassGroupShapeCount>{});
 }
 
 template <typename Word>
@@ -86,10 +115,10 @@ KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape&
 }
 
 template <typename Word>
-cudaError_t launch_pass_triple(const PassArgs<Word>& first, const PassArgs<Word>& second,
-                               const PassArgs<Word>& third, const LaunchShape& shape, cudaStream_t stream) {
-  return launch_overlapped(ntt_pass_triple<Word>, grid_of(shape), dim3(shape.block, 1, 1), shape.dynamic_shared_bytes,
-                           stream, first, second, third);
+cudaError_t launch_pass_group(const PassGroupArgs<Word>& group, int shape, const LaunchShape& launch_shape,
+                              cudaStream_t stream) {
+  return launch_overlapped(group_kernel<Word>(shape), grid_of(launch_shape), dim3(launch_shape.block, 1, 1),
+                           launch_shape.dynamic_shared_bytes, stream, group);
 }
 
 template cudaError_t launch_pass_pair(const PassArgs<std::uint64_t>&, const PassArgs<std::uint64_t>&, bool,
@@ -99,9 +128,7 @@ template cudaError_t launch_pass_pair(const PassArgs<std::uint32_t>&, const Pass
 template KernelResources pass_pair_resources<std::uint64_t>(int, bool, const LaunchShape&);
 template KernelResources pass_pair_resources<std::uint32_t>(int, bool, const LaunchShape&);
 
-template cudaError_t launch_pass_triple(const PassArgs<std::uint64_t>&, const PassArgs<std::uint64_t>&,
-                                        const PassArgs<std::uint64_t>&, const LaunchShape&, cudaStream_t);
-template cudaError_t launch_pass_triple(const PassArgs<std::uint32_t>&, const PassArgs<std::uint32_t>&,
-                                        const PassArgs<std::uint32_t>&, const LaunchShape&, cudaStream_t);
+template cudaError_t launch_pass_group(const PassGroupArgs<std::uint64_t>&, int, const LaunchShape&, cudaStream_t);
+template cudaError_t launch_pass_group(const PassGroupArgs<std::uint32_t>&, int, const LaunchShape&, cudaStream_t);
 
 }  // namespace fhe::ntt::gpu

@@ -11,6 +11,7 @@
 #include <random>
 #include <span>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "fhe/ntt/cuda/device_tables.h"
@@ -96,10 +97,16 @@ class KernelEmulator {
         ++paired_launches_;
         continue;
       }
-      if (group == ntt::gpu::LaunchGroup::pass_triple) {
-        const ntt::gpu::PassArgs<Word> second = pass_args(launches[++i], data, rows, batch, forward, skip_starts);
-        run_pass_triple(args, second, pass_args(launches[++i], data, rows, batch, forward, skip_starts), data_rows);
-        ++tripled_launches_;
+      if (group == ntt::gpu::LaunchGroup::pass_group) {
+        const int shape = ntt::gpu::pass_group_shape(launches, i, launch_count, forward, log_n_, data_rows,
+                                                     sm_count_, sizeof(Word), first_lift != nullptr);
+        ntt::gpu::PassGroupArgs<Word> passes{};
+        passes.pass[0] = args;
+        for (int p = 1; p < ntt::gpu::kPassGroupShapes[shape].count; ++p) {
+          passes.pass[p] = pass_args(launches[++i], data, rows, batch, forward, skip_starts);
+        }
+        run_pass_group(passes, shape, data_rows);
+        ++grouped_launches_[shape];
         continue;
       }
       if (launch.kernel == ntt::gpu::KernelKind::global_pass) {
@@ -115,8 +122,9 @@ class KernelEmulator {
   std::size_t fused_launches() const { return fused_launches_; }
   // Pass-pair launches run so far (launch_group).
   std::size_t paired_launches() const { return paired_launches_; }
-  // Pass-triple launches run so far (launch_group).
-  std::size_t tripled_launches() const { return tripled_launches_; }
+  // Pass-group launches run so far (launch_group), by shape
+  // (kPassGroupShapes).
+  std::size_t grouped_launches(int shape) const { return grouped_launches_[shape]; }
 
   // A phase of a region kernel: (args, shared, block, tiles_per_block,
   // thread), like copy_tiles.
@@ -382,24 +390,24 @@ class KernelEmulator {
     });
   }
 
-  // The pass-triple kernel (pass_pair_kernel.cu): its three phases, as
-  // run_pass_pair runs the pair's two.
-  void run_pass_triple(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::PassArgs<Word>& second,
-                       const ntt::gpu::PassArgs<Word>& third, std::size_t data_rows) {
-    grouped_pass_blocks<ntt::gpu::kTripleSpan>(
-        first, ntt::gpu::pass_pair_shape(log_n_, data_rows, sizeof(Word)), first.first_stage,
-        [&](const auto& place, Word* shared, std::uint32_t t) {
-          ntt::gpu::pass_triple_phase<Word, 0>(first, shared, place, t);
-        },
-        [&](const auto& place, Word* shared, std::uint32_t t) {
-          ntt::gpu::pass_triple_phase<Word, 1>(second, shared, place, t);
-        },
-        [&](const auto& place, Word* shared, std::uint32_t t) {
-          ntt::gpu::pass_triple_phase<Word, 2>(third, shared, place, t);
-        });
+  // A pass-group kernel (pass_pair_kernel.cu): its phases, as run_pass_pair
+  // runs the pair's two.
+  void run_pass_group(const ntt::gpu::PassGroupArgs<Word>& passes, int shape, std::size_t data_rows) {
+    const auto run = [&]<int Shape>() {
+      [&]<int... P>(std::integer_sequence<int, P...>) {
+        grouped_pass_blocks<ntt::gpu::kPassGroupSpan<Shape>>(
+            passes.pass[0], ntt::gpu::pass_pair_shape(log_n_, data_rows, sizeof(Word)), passes.pass[0].first_stage,
+            [&](const auto& place, Word* shared, std::uint32_t t) {
+              ntt::gpu::pass_group_phase<Word, Shape, P>(passes.pass[P], shared, place, t);
+            }...);
+      }(std::make_integer_sequence<int, ntt::gpu::kPassGroupShapes[Shape].count>{});
+    };
+    [&]<int... Shapes>(std::integer_sequence<int, Shapes...>) {
+      ((shape == Shapes ? run.template operator()<Shapes>() : void()), ...);
+    }(std::make_integer_sequence<int, ntt::gpu::kPassGroupShapeCount>{});
   }
 
-  // The blocks of a pair or triple of passes over S stages: each phase for
+  // The blocks of a pair or group of passes over S stages: each phase for
   // every thread of a block before the next (the kernel's barriers), shared
   // memory starting as garbage.
   template <int S, typename... Phases>
@@ -445,7 +453,7 @@ class KernelEmulator {
   std::mt19937_64 garbage_{12345};
   std::size_t fused_launches_ = 0;
   std::size_t paired_launches_ = 0;
-  std::size_t tripled_launches_ = 0;
+  std::size_t grouped_launches_[ntt::gpu::kPassGroupShapeCount] = {};
 };
 
 }  // namespace fhe::testing

@@ -270,13 +270,13 @@ TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
 // logN 14-17: group4's (G = 2), group8's and radix8's (G = 3), group16's and
 // radix16's (G = 4) passes in every transform, and every backend's passes before the region
 // when its caller runs the region (the ModUp's key product, run here by
-// the plan's region kernel afterwards; group8's three passes at logN 16 as
-// one pass-triple kernel), with rows to skip (block 0 skips its row 0,
-// block 1 its rows 1-2: they keep their words), on the presets' 60- and
-// 40-bit rows (integer and double-precision butterflies) and on 32-bit
-// rows. Returns the pair and triple launches run.
+// the plan's region kernel afterwards; at logN 16 group8's three passes
+// and group4's and radix4's four as one pass-group kernel), with rows to
+// skip (block 0 skips its row 0, block 1 its rows 1-2: they keep their
+// words), on the presets' 60- and 40-bit rows (integer and double-precision
+// butterflies) and on 32-bit rows. Returns the pair and group launches run.
 struct GroupedLaunches {
-  std::size_t paired = 0, tripled = 0;
+  std::size_t paired = 0, grouped[fhe::ntt::gpu::kPassGroupShapeCount] = {};
 };
 
 template <typename Word>
@@ -314,12 +314,17 @@ GroupedLaunches check_pass_pairs(const fhe::ntt::BackendInfo& backend, int log_n
     wrong += actual[i] != (skipped ? input[i] : expected[i]);
   }
   EXPECT_EQ(wrong, 0u) << where << ": forward before the region, skipping rows";
-  return {emulator.paired_launches(), emulator.tripled_launches()};
+  GroupedLaunches launches{emulator.paired_launches()};
+  for (int shape = 0; shape < fhe::ntt::gpu::kPassGroupShapeCount; ++shape) {
+    launches.grouped[shape] = emulator.grouped_launches(shape);
+  }
+  return launches;
 }
 
 TEST(NttKernelEmulation, PassPairsMatchTheOracle) {
   using fhe::testing::ntt_moduli;
-  std::map<std::string, std::size_t> paired, tripled;
+  std::map<std::string, std::size_t> paired;
+  std::map<std::string, std::vector<std::size_t>> grouped;
   for (const int log_n : {14, 15, 16, 17}) {
     std::vector<std::uint64_t> wide = ntt_moduli(log_n, 2, 60);
     wide.push_back(ntt_moduli(log_n, 1, 40)[0]);
@@ -331,28 +336,32 @@ TEST(NttKernelEmulation, PassPairsMatchTheOracle) {
       for (const GroupedLaunches g : {check_pass_pairs<std::uint64_t>(backend, log_n, wide),
                                       check_pass_pairs<std::uint32_t>(backend, log_n, ntt_moduli(log_n, 3, 28))}) {
         paired[name] += g.paired;
-        tripled[name] += g.tripled;
+        grouped[name].resize(fhe::ntt::gpu::kPassGroupShapeCount);
+        for (int shape = 0; shape < fhe::ntt::gpu::kPassGroupShapeCount; ++shape) {
+          grouped[name][shape] += g.grouped[shape];
+        }
       }
     }
   }
   // Both word types, each, as (forward + inverse) + before the region:
   // group4 and radix4 at 14 (passes of 2, 2, 2 stages, region) 2 + 1, at 16
-  // (2, 2, 2, 2) 2 + 2; group4 at 15 (2, 2, 2, 1) 2 + 1, at 17 (2, 2, 2, 2,
-  // 1) 4 + 2; group8 at 14 (3, 3) 0 + 1, at 15 (3, 3, 1) and 17 (3, 3, 3)
-  // 2 + 1, at 16 (3, 3, 2) 2 + 0 and the three before the region as one
-  // triple; radix8 at 15 (3, 3, 3, 6-stage region) 2 + 1; group16 at 14
-  // (4, 2) and 15 (4, 3) none, at 16 (4, 4) and 17 (4, 4, 1) 2 + 1; radix16
-  // at 16 2 + 1.
-  EXPECT_EQ(paired["radix2_compact_group4_smem8"], 2u * (3 + 3 + 4 + 6));
-  EXPECT_EQ(paired["radix4_compact"], 2u * (3 + 4));
+  // (2, 2, 2, 2) 2 + 0 and the four before the region as one group; group4
+  // at 15 (2, 2, 2, 1) 2 + 1, at 17 (2, 2, 2, 2, 1) 4 + 2; group8 at 14 (3,
+  // 3) 0 + 1, at 15 (3, 3, 1) and 17 (3, 3, 3) 2 + 1, at 16 (3, 3, 2) 2 + 0
+  // and the three before the region as one group; radix8 at 15 (3, 3, 3,
+  // 6-stage region) 2 + 1; group16 at 14 (4, 2) and 15 (4, 3) none, at 16
+  // (4, 4) and 17 (4, 4, 1) 2 + 1; radix16 at 16 2 + 1.
+  EXPECT_EQ(paired["radix2_compact_group4_smem8"], 2u * (3 + 3 + 2 + 6));
+  EXPECT_EQ(paired["radix4_compact"], 2u * (3 + 2));
   EXPECT_EQ(paired["radix2_compact_group8_smem8"], 2u * (1 + 3 + 2 + 3));
-  EXPECT_EQ(tripled["radix2_compact_group8_smem8"], 2u);
-  std::size_t other_triples = 0;
-  for (const auto& [name, count] : tripled) other_triples += name == "radix2_compact_group8_smem8" ? 0 : count;
-  EXPECT_EQ(other_triples, 0u);
   EXPECT_EQ(paired["radix8_compact"], 2u * 3);
   EXPECT_EQ(paired["radix2_compact_group16_smem8"], 2u * (3 + 3));
   EXPECT_EQ(paired["radix16_compact"], 2u * 3);
+  const std::vector<std::size_t> three_passes = {2, 0}, four_passes = {0, 2}, none = {0, 0};
+  for (const auto& [name, counts] : grouped) {
+    const bool four = name == "radix2_compact_group4_smem8" || name == "radix4_compact";
+    EXPECT_EQ(counts, name == "radix2_compact_group8_smem8" ? three_passes : four ? four_passes : none) << name;
+  }
 }
 
 // The double-precision rows' bounds (fp64_arith.cuh) where they are
@@ -549,7 +558,8 @@ TEST(NttLaunchShape, PassAndRegionShareALaunchFromOneWave) {
 
 // Two global passes share a launch (the pass-pair kernel) from one wave
 // of its 4096-word blocks (396 on 132 SMs: 25 rows at logN 16), and
-// group8's three before a caller's region (the pass-triple kernel), where they
+// group8's three and group4's four before a caller's region (the pass-group
+// kernel), where they
 // have the same stage count and, below 4 stages, the region does not take
 // the second: at logN 16 group16's and radix16's two passes (4 + 4, the
 // region then alone, in both directions and before a caller's region),
@@ -587,8 +597,8 @@ TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
   EXPECT_EQ(group(group8, 2, 4, true, 39), LaunchGroup::pass_with_region);
   // Before a caller's region (the ModUp's key product, the ModDown's
   // finish) group8's three passes share one launch from one wave, unlifted.
-  EXPECT_EQ(group(group8, 0, 3, true, 355), LaunchGroup::pass_triple);
-  EXPECT_EQ(group(group8, 0, 3, true, 25), LaunchGroup::pass_triple);
+  EXPECT_EQ(group(group8, 0, 3, true, 355), LaunchGroup::pass_group);
+  EXPECT_EQ(group(group8, 0, 3, true, 25), LaunchGroup::pass_group);
   EXPECT_EQ(group(group8, 0, 3, true, 24), LaunchGroup::alone);
   EXPECT_EQ(group(group8, 0, 3, true, 68, true), LaunchGroup::pass_pair);  // the rescale's, lifted
   EXPECT_EQ(group(group8, 1, 3, true, 355), LaunchGroup::alone);  // 3 + 2 stages do not pair
@@ -600,7 +610,9 @@ TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
   EXPECT_EQ(group(group4, 0, 5, true, 39), LaunchGroup::pass_pair);
   EXPECT_EQ(group(group4, 2, 5, true, 39), LaunchGroup::alone);  // the fourth goes with the region
   EXPECT_EQ(group(group4, 3, 5, true, 39), LaunchGroup::pass_with_region);
-  EXPECT_EQ(group(group4, 2, 4, true, 39), LaunchGroup::pass_pair);  // before a caller's region
+  EXPECT_EQ(group(group4, 0, 4, true, 39), LaunchGroup::pass_group);  // before a caller's region
+  EXPECT_EQ(group(group4, 0, 4, true, 24), LaunchGroup::alone);  // below one wave
+  EXPECT_EQ(group(group4, 2, 4, true, 39), LaunchGroup::pass_pair);
   const auto group4_inverse = launches_of("radix2_compact_group4_smem8", 16, false);  // region, 2, 2, 2, 2
   EXPECT_EQ(group(group4_inverse, 0, 5, false, 39), LaunchGroup::pass_with_region);
   EXPECT_EQ(group(group4_inverse, 2, 5, false, 39), LaunchGroup::pass_pair);
