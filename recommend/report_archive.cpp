@@ -9,11 +9,19 @@
 #include "recommend/atomic_file.h"
 
 namespace fhelium {
-namespace {
 
-}  // namespace
+std::vector<ArchivedInput> archived_inputs(const std::vector<LoadedEvidence>& evidence,
+                                           const std::vector<LoadedProfile>& profiles) {
+  std::vector<ArchivedInput> out;
+  const auto provenance = [](const nlohmann::json& document) {
+    return document.value("provenance", nlohmann::json::object());
+  };
+  for (const auto& e : evidence) out.push_back({e.path, e.sha256, e.label, provenance(e.document)});
+  for (const auto& p : profiles) out.push_back({p.path, p.sha256, "profile", provenance(p.document)});
+  return out;
+}
 
-std::vector<std::string> archive_names(const std::vector<LoadedEvidence>& inputs) {
+std::vector<std::string> archive_names(const std::vector<ArchivedInput>& inputs) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     char number[24];  // two digits at least: 01, 02, ..., 10
@@ -23,12 +31,12 @@ std::vector<std::string> archive_names(const std::vector<LoadedEvidence>& inputs
   return names;
 }
 
-nlohmann::json archive_manifest(const std::vector<LoadedEvidence>& inputs, const std::string& report_command,
+nlohmann::json archive_manifest(const std::vector<ArchivedInput>& inputs, const std::string& report_command,
                                 const std::string& generated_utc) {
   const auto names = archive_names(inputs);
   nlohmann::json files = nlohmann::json::array();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto& p = inputs[i].document.value("provenance", nlohmann::json::object());
+    const nlohmann::json& p = inputs[i].provenance;
     files.push_back({{"archived_as", "evidence/" + names[i]},
                      {"source", inputs[i].path.string()},
                      {"suite", inputs[i].label},
@@ -42,7 +50,7 @@ nlohmann::json archive_manifest(const std::vector<LoadedEvidence>& inputs, const
           {"files", files}};
 }
 
-void write_archive(const std::filesystem::path& dir, const std::vector<LoadedEvidence>& inputs,
+void write_archive(const std::filesystem::path& dir, const std::vector<ArchivedInput>& inputs,
                    const nlohmann::json& manifest) {
   const std::filesystem::path evidence_dir = dir / "evidence";
   std::error_code error;

@@ -1,6 +1,6 @@
 // The archive of a report (step 7 of the decision): copies of the evidence
-// files and a manifest with the commands that produced them, their SHA-256
-// hashes and provenance, beside the report.
+// and profile files and a manifest with the commands that produced them,
+// their SHA-256 hashes and provenance, beside the report.
 #pragma once
 
 #include <filesystem>
@@ -10,18 +10,32 @@
 #include <nlohmann/json.hpp>
 
 #include "recommend/report_inputs.h"
+#include "recommend/report_profile.h"
 
 namespace fhelium {
 
+// One file a report read: an evidence file (its suite's label) or a profile
+// file (label "profile"), with the hash of its bytes as read.
+struct ArchivedInput {
+  std::filesystem::path path;
+  std::string sha256;
+  std::string label;
+  nlohmann::json provenance;
+};
+
+// The evidence files in the given order, then the profile files.
+std::vector<ArchivedInput> archived_inputs(const std::vector<LoadedEvidence>& evidence,
+                                           const std::vector<LoadedProfile>& profiles);
+
 // Names the copies get under DIR/evidence/: "NN-<file name>", numbered so
 // that two inputs with one file name (two GPUs' kernel.json) both survive.
-std::vector<std::string> archive_names(const std::vector<LoadedEvidence>& inputs);
+std::vector<std::string> archive_names(const std::vector<ArchivedInput>& inputs);
 
-nlohmann::json archive_manifest(const std::vector<LoadedEvidence>& inputs, const std::string& report_command,
+nlohmann::json archive_manifest(const std::vector<ArchivedInput>& inputs, const std::string& report_command,
                                 const std::string& generated_utc);
 
 // Writes DIR/evidence/* and DIR/manifest.json, each atomically.
-void write_archive(const std::filesystem::path& dir, const std::vector<LoadedEvidence>& inputs,
+void write_archive(const std::filesystem::path& dir, const std::vector<ArchivedInput>& inputs,
                    const nlohmann::json& manifest);
 
 }  // namespace fhelium

@@ -76,18 +76,19 @@ void run_report(const ReportCommandOptions& options, const std::vector<std::stri
   for (const auto& arg : argv) command += (command.empty() ? "" : " ") + arg;
   const std::string now = utc_now_iso8601();
   const ReportModel model = build_model(inputs, options.archive);
+  const std::vector<ArchivedInput> archived = archived_inputs(inputs, profiles);
   const ReportDocument document = build_report(model, {command, now, !options.no_describe, std::move(profiles)});
   const std::string markdown = render_markdown(document);
   const std::string html = render_html(document);
   const nlohmann::json policy = policy_json(model.contexts, model.decisions, now);
-  const nlohmann::json manifest = archive_manifest(inputs, command, now);
+  const nlohmann::json manifest = archive_manifest(archived, command, now);
 
   create_output_dir(dir);  // only now: a failure above leaves nothing behind
   write_file_atomically(dir / "report.md", [&](std::ostream& out) { out << markdown; });
   write_file_atomically(dir / "report.html", [&](std::ostream& out) { out << html; });
   if (!options.policy.empty())
     write_file_atomically(options.policy, [&](std::ostream& out) { out << policy.dump(2) << '\n'; });
-  if (options.archive) write_archive(dir, inputs, manifest);
+  if (options.archive) write_archive(dir, archived, manifest);
 
   for (std::size_t i = 0; i < model.contexts.size(); ++i)
     std::cout << model.contexts[i].gpu_name << ", " << model.contexts[i].preset << ": "

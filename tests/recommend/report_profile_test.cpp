@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "recommend/report_builder.h"
+#include "recommend/report_sha256.h"
 #include "tests/recommend/profile_test_support.h"
 #include "tests/recommend/report_test_support.h"
 
@@ -140,6 +141,19 @@ TEST_F(ReportProfile, BinaryEmbedsProfilesAndRefusesBadOnes) {
   ASSERT_EQ(run(" --profile " + profile.string(), &err), 0) << err;
   EXPECT_NE(read_text(out / "report.md").find("| " + kG16 + " | forward | ncu | 3 | 49.41 |"), std::string::npos);
   EXPECT_NE(read_text(out / "report.html").find("<td>" + kG8 + "</td><td>inverse</td><td>ncu</td>"),
+            std::string::npos);
+
+  // --archive keeps the profile beside the evidence: the report names it by
+  // its hash, so its bytes must survive whatever happens to the source.
+  std::filesystem::remove_all(out);
+  ASSERT_EQ(run(" --profile " + profile.string() + " --archive", &err), 0) << err;
+  EXPECT_EQ(read_text(out / "evidence/03-profile.json"), read_text(profile));
+  const auto manifest = nlohmann::json::parse(read_text(out / "manifest.json"));
+  ASSERT_EQ(manifest["files"].size(), 3u);
+  EXPECT_EQ(manifest["files"][2]["archived_as"], "evidence/03-profile.json");
+  EXPECT_EQ(manifest["files"][2]["suite"], "profile");
+  EXPECT_EQ(manifest["files"][2]["sha256"], sha256_file_hex(profile));
+  EXPECT_NE(read_text(out / "report.md").find("SHA-256 " + sha256_file_hex(profile).substr(0, 16) + ")"),
             std::string::npos);
 }
 
