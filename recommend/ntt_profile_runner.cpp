@@ -99,6 +99,13 @@ std::vector<std::string> run_once_command(const std::filesystem::path& self, con
 
 }  // namespace
 
+std::filesystem::path program_to_profile(const std::vector<std::string>& argv) {
+  std::error_code error;
+  if (!argv.empty() && argv[0].find('/') != std::string::npos && std::filesystem::is_regular_file(argv[0], error))
+    return argv[0];
+  return std::filesystem::read_symlink("/proc/self/exe");
+}
+
 void validate_profile_request(const NttProfileRequest& request) {
   if (request.backends.empty())
     throw fhe::InvalidArgument("profile needs at least one --backend");
@@ -255,7 +262,7 @@ nlohmann::json run_ntt_profile(const NttProfileRequest& request) {
   ScratchDir files(request.raw_dir);
   facts.ncu = ncu_to_use();
   if (!facts.ncu.empty()) facts.ncu_version = ncu_version(facts.ncu, files.path() / "ncu-version.log");
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::filesystem::path self = program_to_profile(request.argv);
 
   facts.ncu_failure = facts.ncu.empty() ? std::string(kNcuNotFound) : "";
   for (const std::string& backend : request.backends) {

@@ -61,6 +61,12 @@ NcuOutcome profile_under_ncu(const std::filesystem::path& ncu, const std::vector
 // profile fall back), else locate_ncu().
 std::filesystem::path ncu_to_use();
 
+// The binary ncu runs once per transform: this one as it was invoked when
+// argv[0] is a path to a file from here (so the ncu command the profile
+// records names no folder the invocation did not: scripts/suite-evidence
+// runs build-gpu/recommend/fhelium), else /proc/self/exe.
+std::filesystem::path program_to_profile(const std::vector<std::string>& argv);
+
 // One backend and direction: its describe figures, and ncu's outcome when
 // ncu was tried.
 struct ProfiledRun {

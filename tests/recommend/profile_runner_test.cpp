@@ -251,5 +251,19 @@ TEST(ProfileRequest, BadRequestsAreRefusedBeforeAnyDeviceWork) {
   refused(with([](auto& r) { r.device = "gpu0"; }), "invalid device 'gpu0'");
 }
 
+// ncu runs the binary as it was invoked (a relative path through
+// scripts/suite-evidence's build-gpu link stays relative in the recorded
+// command); a bare name or a path to nothing falls back to /proc/self/exe.
+TEST(ProfileProgram, TheBinaryAsInvokedWhenItNamesAFile) {
+  TempDir dir;
+  const std::filesystem::path file = dir.path() / "fhelium";
+  std::ofstream(file) << "#!/bin/sh\n";
+  EXPECT_EQ(program_to_profile({file.string(), "benchmark"}), file);
+  const auto self = std::filesystem::read_symlink("/proc/self/exe");
+  EXPECT_EQ(program_to_profile({"fhelium", "benchmark"}), self);  // found on PATH: no folder to keep
+  EXPECT_EQ(program_to_profile({(dir.path() / "missing").string()}), self);
+  EXPECT_EQ(program_to_profile({}), self);
+}
+
 }  // namespace
 }  // namespace fhelium
