@@ -1,9 +1,10 @@
 // The default preset (logN 16, 35 Q + 4 P primes, dnum 10) on the CUDA
 // stable fallback (group8: its three passes before a caller's region as one
 // pass group), on group16 (the H200 suites' fastest, whose 4-stage passes
-// the fallback does not run) and on radix4 (its four 2-stage passes as one
-// group): GPU words equal CPU words for the suite's primitives, rotate_many
-// at levels 0 and 17.
+// the fallback does not run), on radix4 (its four 2-stage passes as one
+// group) and on group4 (the same group on the compact layout's twiddles):
+// GPU words equal CPU words for the suite's primitives, rotate_many at
+// levels 0 and 17.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -66,7 +67,7 @@ TEST_P(CudaEvaluatorDefaultPreset, SameWordsAsCpu) {
 // "" is the engine's default CUDA backend, the stable fallback (group8).
 INSTANTIATE_TEST_SUITE_P(Backends, CudaEvaluatorDefaultPreset,
                          ::testing::Values(std::string(), std::string("radix2_compact_group16_smem8"),
-                                           std::string("radix4_compact")),
+                                           std::string("radix4_compact"), std::string("radix2_compact_group4_smem8")),
                          [](const auto& info) { return info.param.empty() ? std::string("default") : info.param; });
 
 }  // namespace
