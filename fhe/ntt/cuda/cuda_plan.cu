@@ -107,7 +107,8 @@ class CudaPlan final : public NttPlan {
       gpu::LaunchShape shape = gpu::launch_shape(launch, log_n(), rows.count, sm_count_, word_bytes);
       gpu::KernelResources resources;
       const gpu::LaunchGroup group =
-          gpu::launch_group(launches, i, launches.size(), forward, log_n(), rows.count, sm_count_, word_bytes, false);
+          gpu::launch_group(launches, i, launches.size(), forward, log_n(), rows.count, sm_count_, word_bytes, false)
+              .kind;
       if (group == gpu::LaunchGroup::pass_with_region) {
         const gpu::PassLaunch& pass = launches[forward ? i : i + 1];
         const bool consecutive = launches[forward ? i + 1 : i].address.consecutive;
@@ -285,8 +286,9 @@ class CudaPlan final : public NttPlan {
           args.source_batch_words = first_source.batch_words;
           if (first_lift) args.lift = *first_lift;
         }
-        const gpu::LaunchGroup group = gpu::launch_group(launches, i, launch_count, forward, log_n(), data_rows,
-                                                         sm_count_, sizeof(Word), first_lift != nullptr);
+        const gpu::LaunchGrouping grouping = gpu::launch_group(launches, i, launch_count, forward, log_n(), data_rows,
+                                                               sm_count_, sizeof(Word), first_lift != nullptr);
+        const gpu::LaunchGroup group = grouping.kind;
         if (group == gpu::LaunchGroup::pass_with_region) {
           const gpu::PassArgs<Word> next = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
           const gpu::PassArgs<Word>& pass = forward ? args : next;
@@ -300,15 +302,11 @@ class CudaPlan final : public NttPlan {
           status = gpu::launch_pass_pair(args, second, forward, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
                                          stream);
         } else if (group == gpu::LaunchGroup::pass_group) {
-          const int shape = gpu::pass_group_shape(launches, i, launch_count, forward, log_n(), data_rows, sm_count_,
-                                                  sizeof(Word), first_lift != nullptr);
-          gpu::PassGroupArgs<Word> passes{};
-          passes.pass[0] = args;
-          for (int p = 1; p < gpu::kPassGroupShapes[shape].count; ++p) {
-            passes.pass[p] = pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
-          }
-          status = gpu::launch_pass_group(passes, shape, gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)),
-                                          stream);
+          const gpu::PassGroupArgs<Word> passes = gpu::pass_group_args(grouping.group_shape, args, [&] {
+            return pass_args(tables, ++i, order, data, rows, batch, forward, skip_starts);
+          });
+          status = gpu::launch_pass_group(passes, grouping.group_shape,
+                                          gpu::pass_pair_shape(log_n(), data_rows, sizeof(Word)), stream);
         } else {
           const gpu::LaunchShape shape =
               gpu::launch_shape(launch, log_n(), data_rows, sm_count_, sizeof(Word), true, skip_starts != nullptr);

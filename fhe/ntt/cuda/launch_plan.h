@@ -346,24 +346,39 @@ inline int pass_group_shape(const std::vector<PassLaunch>& launches, std::size_t
 // 2.7 % and 2.3 % (docs/performance.md, session 47).
 enum class LaunchGroup { alone, pass_with_region, pass_pair, pass_group };
 
-inline LaunchGroup launch_group(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
-                                bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
-                                bool lifted_first) {
-  if (pass_group_shape(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes, lifted_first) >= 0) {
-    return LaunchGroup::pass_group;
-  }
+struct LaunchGrouping {
+  LaunchGroup kind = LaunchGroup::alone;
+  int group_shape = -1;  // pass_group: the index into kPassGroupShapes
+};
+
+inline LaunchGrouping launch_group(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
+                                   bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
+                                   bool lifted_first) {
+  const int shape = pass_group_shape(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes,
+                                     lifted_first);
+  if (shape >= 0) return {LaunchGroup::pass_group, shape};
   if (runs_pass_pair(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes)) {
-    return LaunchGroup::pass_pair;
+    return {LaunchGroup::pass_pair};
   }
   // The inverse's region gives its pass to a pair.
   if (!forward && runs_pass_pair(launches, i + 1, launch_count, forward, log_n, rows, sm_count, word_bytes)) {
-    return LaunchGroup::alone;
+    return {LaunchGroup::alone};
   }
   if (i + 1 < std::min(launch_count, launches.size()) &&
       runs_pass_with_region(launches, i, forward, log_n, rows, sm_count, word_bytes, lifted_first)) {
-    return LaunchGroup::pass_with_region;
+    return {LaunchGroup::pass_with_region};
   }
-  return LaunchGroup::alone;
+  return {LaunchGroup::alone};
+}
+
+// A pass group's arguments (kPassGroupShapes[shape]): `first`, then next()
+// for each further pass in stage order.
+template <typename Word, typename Next>
+PassGroupArgs<Word> pass_group_args(int shape, const PassArgs<Word>& first, Next&& next) {
+  PassGroupArgs<Word> group{};
+  group.pass[0] = first;
+  for (int p = 1; p < kPassGroupShapes[shape].count; ++p) group.pass[p] = next();
+  return group;
 }
 
 // Whether a forward whose caller's kernel runs the region (the ModDown and

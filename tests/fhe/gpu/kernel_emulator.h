@@ -83,9 +83,10 @@ class KernelEmulator {
         args.source_batch_words = first_source_batch_words;
         if (first_lift) args.lift = *first_lift;
       }
-      const ntt::gpu::LaunchGroup group = ntt::gpu::launch_group(launches, i, launch_count, forward, log_n_,
-                                                                 data_rows, sm_count_, sizeof(Word),
-                                                                 first_lift != nullptr);
+      const ntt::gpu::LaunchGrouping grouping = ntt::gpu::launch_group(launches, i, launch_count, forward, log_n_,
+                                                                       data_rows, sm_count_, sizeof(Word),
+                                                                       first_lift != nullptr);
+      const ntt::gpu::LaunchGroup group = grouping.kind;
       if (group == ntt::gpu::LaunchGroup::pass_with_region) {
         const ntt::gpu::PassArgs<Word> next = pass_args(launches[++i], data, rows, batch, forward, skip_starts);
         run_pass_region(forward ? args : next, forward ? next : args, forward, data_rows);
@@ -98,14 +99,9 @@ class KernelEmulator {
         continue;
       }
       if (group == ntt::gpu::LaunchGroup::pass_group) {
-        const int shape = ntt::gpu::pass_group_shape(launches, i, launch_count, forward, log_n_, data_rows,
-                                                     sm_count_, sizeof(Word), first_lift != nullptr);
-        ntt::gpu::PassGroupArgs<Word> passes{};
-        passes.pass[0] = args;
-        for (int p = 1; p < ntt::gpu::kPassGroupShapes[shape].count; ++p) {
-          passes.pass[p] = pass_args(launches[++i], data, rows, batch, forward, skip_starts);
-        }
-        run_pass_group(passes, shape, data_rows);
+        const int shape = grouping.group_shape;
+        const auto next = [&] { return pass_args(launches[++i], data, rows, batch, forward, skip_starts); };
+        run_pass_group(ntt::gpu::pass_group_args(shape, args, next), shape, data_rows);
         ++grouped_launches_[shape];
         continue;
       }

@@ -575,7 +575,7 @@ TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
   };
   const auto group = [](const auto& launches, std::size_t i, std::size_t count, bool forward, std::size_t rows,
                         bool lifted = false, int log_n = 16) {
-    return fhe::ntt::gpu::launch_group(launches, i, count, forward, log_n, rows, 132, 8, lifted);
+    return fhe::ntt::gpu::launch_group(launches, i, count, forward, log_n, rows, 132, 8, lifted).kind;
   };
   for (const char* name : {"radix2_compact_group16_smem8", "radix16_compact"}) {
     const auto forward = launches_of(name, 16, true);  // 4, 4 stages, region
