@@ -22,6 +22,15 @@ inline constexpr int kWordsPerThread = 16;
 // One pad word per 16 keeps the row round (stride 16 words) free of bank conflicts.
 inline constexpr int kPaddedTileWords = kTileWords + kTileWords / 16;
 FHE_HD std::uint32_t padded(std::uint32_t word) { return word + (word >> 4); }
+// A thread's column of a tile (words x + 16 k) and its row (16 x + k, k <
+// 16): padded(x + 16 k) = padded(x) + 17 k and padded(16 x + k) = 17 x + k,
+// so a word's slot is one add on the thread's first. Written as padded(x +
+// 16 k) the compiler, unable to rule out a wrap of the sum, recomputes each
+// pad (three instructions a word).
+FHE_HD std::uint32_t padded_column_word(std::uint32_t x, int k) {
+  return padded(x) + 17u * static_cast<std::uint32_t>(k);
+}
+FHE_HD std::uint32_t padded_row_word(std::uint32_t x, int k) { return 17u * x + static_cast<std::uint32_t>(k); }
 
 inline constexpr int kMaxGlobalPassStages = 4;
 

@@ -67,6 +67,14 @@ struct PassBlockColumns {
     const std::uint32_t s = m * kClasses + cls;
     return s + ((s >> 8) << 4);
   }
+  // The slot of word k of a column whose word 0 lies in `first`: word 0's
+  // plus k's own part. In s = m kClasses + cls the thread's bits (cls, and
+  // hi and lo of m) and k's (k << kLowBits) never overlap, so the pad
+  // (s >> 8) << 4 splits the same way and k's part is a constant: one add
+  // a slot where the whole pad took three or four instructions.
+  static constexpr std::uint32_t slot_of_word(std::uint32_t first, int k) {
+    return first + slot(0, static_cast<std::uint32_t>(k) << kLowBits);
+  }
 };
 
 // Where a block of paired (or grouped) passes works: its data row, its
@@ -119,12 +127,19 @@ FHE_HD void pass_block_phase(const PassArgs<Word>& pass, Word* shared, const Pas
     if constexpr (Lifted) return input_word<true>(pass, lifted, i);
     return words[i];
   };
-  // Word k of column l: its class and its multiple m of t.
+  // Word k of column l: its class and its multiple m of t. m is linear in
+  // k, so the word lies k * step after the column's word 0, an offset below
+  // N in 32 bits: one multiply-add an access, where shifting each m by the
+  // launch's t_log in 64 bits took about six instructions.
+  const std::uint32_t step = 1u << (t_log + Block::kLowBits);
   const auto at = [&](int l, int k) {
-    return place.first_class + Block::class_of(thread, l) +
-           (static_cast<std::size_t>(Block::m_of(column, k)) << t_log);
+    const std::size_t first = place.first_class + Block::class_of(thread, l) +
+                              (static_cast<std::size_t>(Block::m_of(column, 0)) << t_log);
+    return first + static_cast<std::uint32_t>(k) * step;
   };
-  const auto slot = [&](int l, int k) { return Block::slot(Block::class_of(thread, l), Block::m_of(column, k)); };
+  const auto slot = [&](int l, int k) {
+    return Block::slot_of_word(Block::slot(Block::class_of(thread, l), Block::m_of(column, 0)), k);
+  };
   with_row_arith(c, [&](const auto& ar) {
     StageTwiddles<Word, G> tw;
     load_pass_twiddles<Word, G>(tw, pass, col, ar);

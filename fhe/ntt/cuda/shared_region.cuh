@@ -168,11 +168,11 @@ FHE_HD void forward_columns_at(const PassArgs<Word>& a, Word* shared, const Tile
     Word v[1][kWordsPerThread];
 #pragma unroll
     for (int k = 0; k < kWordsPerThread; ++k) {
-      v[0][k] = ar.loaded(FromShared ? own[padded(th.lane + 16 * k)] : tile[th.lane + 16 * k]);
+      v[0][k] = ar.loaded(FromShared ? own[padded_column_word(th.lane, k)] : tile[th.lane + 16 * k]);
     }
     tile_round<true, 0, Skip>(v, tw, a, c, ar);
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) own[padded(th.lane + 16 * k)] = v[0][k];
+    for (int k = 0; k < kWordsPerThread; ++k) own[padded_column_word(th.lane, k)] = v[0][k];
   });
 }
 
@@ -196,12 +196,12 @@ FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread
     Word v[1][kWordsPerThread];
 #pragma unroll
     for (int k = 0; k < kWordsPerThread; ++k) {
-      const Word word = own[padded(16 * th.lane + k)];
+      const Word word = own[padded_row_word(th.lane, k)];
       v[0][k] = Forward ? word : ar.loaded(word);
     }
     tile_round<Forward, 4, Skip>(v, tw, a, c, ar);
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) own[padded(16 * th.lane + k)] = Forward ? ar.output(v[0][k]) : v[0][k];
+    for (int k = 0; k < kWordsPerThread; ++k) own[padded_row_word(th.lane, k)] = Forward ? ar.output(v[0][k]) : v[0][k];
   });
 }
 
@@ -269,7 +269,7 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
     Word* own = shared + th.tile_in_block * kPaddedTileWords;
     Word v[1][kWordsPerThread];
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded(th.lane + 16 * k)];
+    for (int k = 0; k < kWordsPerThread; ++k) v[0][k] = own[padded_column_word(th.lane, k)];
     tile_round<false, 0, Skip>(v, tw, a, c, ar);
     std::uint64_t* tile = tile_data(a, th);
     const bool final = region_has_stage0(a);
@@ -277,7 +277,7 @@ FHE_HD void inverse_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
     for (int k = 0; k < kWordsPerThread; ++k) {
       const std::uint64_t word = ar.stored(v[0][k], final);
       if constexpr (ToShared) {
-        own[padded(th.lane + 16 * k)] = static_cast<Word>(word);
+        own[padded_column_word(th.lane, k)] = static_cast<Word>(word);
       } else {
         tile[th.lane + 16 * k] = word;
       }

@@ -1,9 +1,12 @@
-// Shared-memory banks of the pass-pair and pass-group blocks
+// Shared-memory slots of the pass-pair and pass-group blocks
 // (pass_pair.cuh). For every pass of every block the kernels run, a warp's
 // access to one word of its columns should take the fewest wavefronts its
 // bytes need: 2 for 64-bit words (256 bytes over 32 four-byte banks), 1
 // for 32-bit. Counted from PassBlockColumns::slot as the hardware serves
 // them: the most distinct four-byte words any one bank holds for the warp.
+// And the kernels' split form of a slot (slot_of_word: word 0's slot plus
+// a constant a word) is that slot for every thread, column and word, as the
+// region tiles' (padded_column_word, padded_row_word) are padded().
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +21,9 @@
 namespace {
 
 using fhe::ntt::gpu::kPairBlockThreads;
+using fhe::ntt::gpu::kThreadsPerTile;
+using fhe::ntt::gpu::kWordsPerThread;
+using fhe::ntt::gpu::padded;
 using fhe::ntt::gpu::PassBlockColumns;
 
 constexpr std::uint32_t kWarp = 32;
@@ -49,11 +55,31 @@ int worst_wavefronts(std::uint32_t word_bytes) {
   return worst;
 }
 
-// The worst of each pass of a block whose passes have `Stages...` stages.
-template <int... Stages>
-std::vector<int> block_wavefronts(std::uint32_t word_bytes) {
+// The accesses (thread, l, k) of the pass whose slot_of_word differs from
+// the slot of word k's multiple m.
+template <int S, int G, int Offset>
+int split_slot_mismatches() {
+  using Block = PassBlockColumns<S, G, Offset>;
+  int mismatches = 0;
+  for (std::uint32_t thread = 0; thread < kPairBlockThreads; ++thread) {
+    const std::uint32_t column = Block::column_of(thread);
+    for (int l = 0; l < Block::kColumnsPerThread; ++l) {
+      const std::uint32_t cls = Block::class_of(thread, l);
+      for (int k = 0; k < Block::kSpan; ++k) {
+        const std::uint32_t split = Block::slot_of_word(Block::slot(cls, Block::m_of(column, 0)), k);
+        mismatches += split == Block::slot(cls, Block::m_of(column, k)) ? 0 : 1;
+      }
+    }
+  }
+  return mismatches;
+}
+
+// f.template operator()<S, G, Offset>() for each pass of a block whose
+// passes have `Stages...` stages, in order.
+template <int... Stages, typename F>
+std::vector<int> each_pass(F f) {
   constexpr int kSpan = (Stages + ...);
-  std::vector<int> worst;
+  std::vector<int> results;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     constexpr int kStages[] = {Stages...};
     constexpr auto offset = [](std::size_t pass) {
@@ -61,9 +87,20 @@ std::vector<int> block_wavefronts(std::uint32_t word_bytes) {
       for (std::size_t p = 0; p < pass; ++p) sum += kStages[p];
       return sum;
     };
-    (worst.push_back(worst_wavefronts<kSpan, kStages[I], offset(I)>(word_bytes)), ...);
+    (results.push_back(f.template operator()<kSpan, kStages[I], offset(I)>()), ...);
   }(std::make_index_sequence<sizeof...(Stages)>{});
-  return worst;
+  return results;
+}
+
+// The worst of each pass of a block whose passes have `Stages...` stages.
+template <int... Stages>
+std::vector<int> block_wavefronts(std::uint32_t word_bytes) {
+  return each_pass<Stages...>([&]<int S, int G, int Offset>() { return worst_wavefronts<S, G, Offset>(word_bytes); });
+}
+
+template <int... Stages>
+std::vector<int> block_slot_mismatches() {
+  return each_pass<Stages...>([]<int S, int G, int Offset>() { return split_slot_mismatches<S, G, Offset>(); });
 }
 
 TEST(PassBlockBanks, PairsTakeTheFewestWavefronts) {
@@ -85,6 +122,27 @@ TEST(PassBlockBanks, GroupsTakeTheFewestWavefronts) {
   // and the quad's first two (4 before the turns, 4 or 2 in the others).
   EXPECT_EQ((block_wavefronts<3, 3, 2>(4)), (std::vector<int>{2, 2, 1}));
   EXPECT_EQ((block_wavefronts<2, 2, 2, 2>(4)), (std::vector<int>{2, 2, 1, 1}));
+}
+
+// Every pair and group the kernels run, each pass: no access differs.
+TEST(PassBlockSlots, SplitSlotsAreTheSlotsOfTheirMultiples) {
+  EXPECT_EQ((block_slot_mismatches<2, 2>()), (std::vector<int>{0, 0}));
+  EXPECT_EQ((block_slot_mismatches<3, 3>()), (std::vector<int>{0, 0}));
+  EXPECT_EQ((block_slot_mismatches<4, 4>()), (std::vector<int>{0, 0}));
+  EXPECT_EQ((block_slot_mismatches<3, 3, 2>()), (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ((block_slot_mismatches<2, 2, 2, 2>()), (std::vector<int>{0, 0, 0, 0}));
+}
+
+// Every thread of a tile, every word; and a column's first words at any x
+// (the split region's lanes run past 16, the identity holds for all x).
+TEST(TileSlots, ColumnAndRowWordsAreTheirPaddedIndices) {
+  for (std::uint32_t x = 0; x < 4 * kThreadsPerTile; ++x) {
+    for (int k = 0; k < kWordsPerThread; ++k) {
+      const auto word = static_cast<std::uint32_t>(k);
+      EXPECT_EQ(fhe::ntt::gpu::padded_column_word(x, k), padded(x + 16 * word)) << x << " " << k;
+      if (x < kThreadsPerTile) EXPECT_EQ(fhe::ntt::gpu::padded_row_word(x, k), padded(16 * x + word)) << x << " " << k;
+    }
+  }
 }
 
 }  // namespace
