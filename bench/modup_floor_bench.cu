@@ -10,7 +10,11 @@
 //     intermediate, 5 R MB), so the pair and the key product find it in L2;
 //     the key product drops its lines from L2 after reading them
 //     (discard.global.L2), so they are never written back. "-keep" keeps
-//     them (written back when evicted).
+//     them (written back when evicted). "-last": the conversion's stores
+//     and the pair's loads and stores carry an L2 evict_last policy
+//     (createpolicy), so the streamed key lines go before the chunk's; the
+//     persisting set-aside is at its maximum while they run, in case the
+//     hint is honoured only within it.
 // The difference is the most that running the ModUp in L2-sized chunks of
 // target rows could save; the extra launches are part of it (eager, and
 // replayed from a CUDA graph). Cold samples (the L2 flushed first).
@@ -46,28 +50,55 @@ FHE_HD std::size_t intermediate_row(int digit, int target) {
 }
 FHE_HD std::size_t key_row(int digit, int target, int half) { return 2 * intermediate_row(digit, target) + half; }
 
+// An intermediate word's access: plain, or under an L2 evict_last policy.
+struct IntermediateAccess {
+  bool last;
+  u64 policy;
+  __device__ explicit IntermediateAccess(bool keep_last) : last(keep_last), policy(0) {
+    if (last) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  }
+  __device__ u64 load(const u64* word) const {
+    if (!last) return *word;
+    u64 v;
+    asm volatile("ld.global.L2::cache_hint.u64 %0, [%1], %2;" : "=l"(v) : "l"(word), "l"(policy));
+    return v;
+  }
+  __device__ void store(u64* word, u64 v) const {
+    if (!last) {
+      *word = v;
+      return;
+    }
+    asm volatile("st.global.L2::cache_hint.u64 [%0], %1, %2;" ::"l"(word), "l"(v), "l"(policy) : "memory");
+  }
+};
+
 // Word i of every target in [first, first + count) of one digit: the xor of
 // its sources' words plus the target.
-__global__ void __launch_bounds__(kThreads) convert_floor(const u64* source, u64* intermediate, int first, int count) {
+__global__ void __launch_bounds__(kThreads)
+    convert_floor(const u64* source, u64* intermediate, int first, int count, bool last) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(kThreads) + threadIdx.x;
   const int digit = static_cast<int>(blockIdx.y);
+  const IntermediateAccess access(last);
   u64 x = 0;
 #pragma unroll
   for (int s = 0; s < kSourcesPerDigit; ++s) x ^= source[row_word((kSourcesPerDigit * digit + s) % kSources, i)];
-  for (int t = first; t < first + count; ++t) intermediate[row_word(intermediate_row(digit, t), i)] = x + t;
+  for (int t = first; t < first + count; ++t) {
+    access.store(intermediate + row_word(intermediate_row(digit, t), i), x + t);
+  }
 }
 
 // The pair's one round trip: 16 words a thread, 256 apart (a block's 4096
 // words), read and written back xor 1.
-__global__ void __launch_bounds__(kThreads) pass_floor(u64* intermediate, int first, int count) {
+__global__ void __launch_bounds__(kThreads) pass_floor(u64* intermediate, int first, int count, bool last) {
   const int digit = static_cast<int>(blockIdx.y) / count;
   const int target = first + static_cast<int>(blockIdx.y) % count;
   u64* words = intermediate + row_word(intermediate_row(digit, target), blockIdx.x * 4096u + threadIdx.x);
+  const IntermediateAccess access(last);
   u64 v[16];
 #pragma unroll
-  for (int k = 0; k < 16; ++k) v[k] = words[256 * k];
+  for (int k = 0; k < 16; ++k) v[k] = access.load(words + 256 * k);
 #pragma unroll
-  for (int k = 0; k < 16; ++k) words[256 * k] = v[k] ^ 1u;
+  for (int k = 0; k < 16; ++k) access.store(words + 256 * k, v[k] ^ 1u);
 }
 
 // A key word, read once: cached streaming, as the key products read theirs.
@@ -119,6 +150,7 @@ struct Dataflow {
   int chunk_rows;  // kTargets: "whole"
   bool discard;
   bool graph;
+  bool last = false;  // the intermediate's lines under evict_last, the set-aside at its maximum
 };
 
 class ModUpFloor {
@@ -174,8 +206,9 @@ class ModUpFloor {
       const int count = std::min(flow.chunk_rows, kTargets - first);
       cudaStream_t s = stream_.get();
       convert_floor<<<dim3(words_blocks, kDigits), kThreads, 0, s>>>(source_.data(), intermediate_.data(), first,
-                                                                      count);
-      pass_floor<<<dim3(pair_blocks, kDigits * count), kThreads, 0, s>>>(intermediate_.data(), first, count);
+                                                                      count, flow.last);
+      pass_floor<<<dim3(pair_blocks, kDigits * count), kThreads, 0, s>>>(intermediate_.data(), first, count,
+                                                                        flow.last);
       key_floor<<<dim3(words_blocks, count), kThreads, 0, s>>>(intermediate_.data(), key_.data(), out_.data(),
                                                                 first, flow.discard);
     }
@@ -184,7 +217,10 @@ class ModUpFloor {
 
   // One graph at a time: the benchmarks of one dataflow run back to back.
   cudaGraphExec_t graph_for(const Dataflow& flow) {
-    if (graph_ && graph_flow_.chunk_rows == flow.chunk_rows && graph_flow_.discard == flow.discard) return graph_;
+    if (graph_ && graph_flow_.chunk_rows == flow.chunk_rows && graph_flow_.discard == flow.discard &&
+        graph_flow_.last == flow.last) {
+      return graph_;
+    }
     if (graph_) FHE_CUDA_CHECK(cudaGraphExecDestroy(graph_));
     cudaGraph_t graph = nullptr;
     FHE_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeGlobal));
@@ -204,9 +240,36 @@ class ModUpFloor {
   Dataflow graph_flow_{};
 };
 
+// The persisting L2 set-aside at its maximum while a "-last" dataflow runs,
+// back to none after (the default).
+class PersistingL2 {
+ public:
+  explicit PersistingL2(bool on) : on_(on) {
+    if (on_) FHE_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, max_bytes()));
+  }
+  ~PersistingL2() {
+    if (!on_) return;
+    cudaCtxResetPersistingL2Cache();
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  }
+  PersistingL2(const PersistingL2&) = delete;
+  PersistingL2& operator=(const PersistingL2&) = delete;
+
+ private:
+  static std::size_t max_bytes() {
+    int device = 0;
+    FHE_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    FHE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    return static_cast<std::size_t>(prop.persistingL2CacheMaxSize);
+  }
+  bool on_;
+};
+
 void bench_modup_floor(benchmark::State& state, Dataflow flow) {
   static std::unique_ptr<ModUpFloor> floor;
   if (!floor) floor = std::make_unique<ModUpFloor>();
+  const PersistingL2 set_aside(flow.last);
   if (!floor->outputs_right(flow)) {
     state.SkipWithError("the dataflow's outputs are not the three steps' words");
     return;
@@ -223,7 +286,9 @@ int register_modup_floor() {
   const std::vector<std::pair<std::string, Dataflow>> flows = {
       {"whole", {kTargets, false, false}},   {"chunk3", {3, true, false}},  {"chunk4", {4, true, false}},
       {"chunk6", {6, true, false}},          {"chunk8", {8, true, false}},  {"chunk13", {13, true, false}},
-      {"chunk4-keep", {4, false, false}},    {"chunk8-keep", {8, false, false}}};
+      {"chunk4-keep", {4, false, false}},    {"chunk8-keep", {8, false, false}},
+      {"whole-last", {kTargets, false, false, true}}, {"chunk3-last", {3, true, false, true}},
+      {"chunk4-last", {4, true, false, true}},        {"chunk8-last", {8, true, false, true}}};
   for (const bool graph : {false, true}) {
     for (const auto& [name, flow] : flows) {
       Dataflow f = flow;
