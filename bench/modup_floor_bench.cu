@@ -14,7 +14,12 @@
 //     and the pair's loads and stores carry an L2 evict_last policy
 //     (createpolicy), so the streamed key lines go before the chunk's; the
 //     persisting set-aside is at its maximum while they run, in case the
-//     hint is honoured only within it.
+//     hint is honoured only within it. "-window": no hint in the kernels;
+//     the stream's access policy window covers the chunk's rows
+//     (persisting on a hit, streaming on a miss), as an evaluator could
+//     set it around unchanged kernels; eager only (a window set while
+//     capturing is not a documented part of the kernel nodes).
+// The intermediate is target-major, so a chunk's rows are one range.
 // The difference is the most that running the ModUp in L2-sized chunks of
 // target rows could save; the extra launches are part of it (eager, and
 // replayed from a CUDA graph). Cold samples (the L2 flushed first).
@@ -46,7 +51,7 @@ constexpr int kIterations = 50;
 
 FHE_HD std::size_t row_word(std::size_t row, std::size_t i) { return (row << kLogN) + i; }
 FHE_HD std::size_t intermediate_row(int digit, int target) {
-  return static_cast<std::size_t>(digit) * kTargets + target;
+  return static_cast<std::size_t>(target) * kDigits + digit;
 }
 FHE_HD std::size_t key_row(int digit, int target, int half) { return 2 * intermediate_row(digit, target) + half; }
 
@@ -150,7 +155,35 @@ struct Dataflow {
   int chunk_rows;  // kTargets: "whole"
   bool discard;
   bool graph;
-  bool last = false;  // the intermediate's lines under evict_last, the set-aside at its maximum
+  bool last = false;    // the intermediate's lines under evict_last, the set-aside at its maximum
+  bool window = false;  // the stream's access policy window on each chunk's rows, the set-aside at its maximum
+};
+
+// The persisting L2 set-aside at its maximum while a "-last" or "-window"
+// dataflow runs, back to none after (the default).
+class PersistingL2 {
+ public:
+  explicit PersistingL2(bool on) : on_(on) {
+    if (on_) FHE_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, max_bytes()));
+  }
+  ~PersistingL2() {
+    if (!on_) return;
+    cudaCtxResetPersistingL2Cache();
+    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  }
+  PersistingL2(const PersistingL2&) = delete;
+  PersistingL2& operator=(const PersistingL2&) = delete;
+
+ static std::size_t max_bytes() {
+    int device = 0;
+    FHE_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    FHE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    return static_cast<std::size_t>(prop.persistingL2CacheMaxSize);
+  }
+
+ private:
+  bool on_;
 };
 
 class ModUpFloor {
@@ -205,6 +238,7 @@ class ModUpFloor {
     for (int first = 0; first < kTargets; first += flow.chunk_rows) {
       const int count = std::min(flow.chunk_rows, kTargets - first);
       cudaStream_t s = stream_.get();
+      if (flow.window) set_window(first, count);
       convert_floor<<<dim3(words_blocks, kDigits), kThreads, 0, s>>>(source_.data(), intermediate_.data(), first,
                                                                       count, flow.last);
       pass_floor<<<dim3(pair_blocks, kDigits * count), kThreads, 0, s>>>(intermediate_.data(), first, count,
@@ -212,7 +246,23 @@ class ModUpFloor {
       key_floor<<<dim3(words_blocks, count), kThreads, 0, s>>>(intermediate_.data(), key_.data(), out_.data(),
                                                                 first, flow.discard);
     }
+    if (flow.window) set_window(0, 0);
     FHE_CUDA_CHECK(cudaGetLastError());
+  }
+
+  // The stream's access policy window over the intermediate rows of targets
+  // [first, first + count); none for count 0. The hit ratio shrinks to what
+  // the set-aside holds.
+  void set_window(int first, int count) {
+    cudaStreamAttrValue value{};
+    const std::size_t bytes = static_cast<std::size_t>(count) * kDigits * kN * sizeof(u64);
+    value.accessPolicyWindow.base_ptr = intermediate_.data() + row_word(intermediate_row(0, first), 0);
+    value.accessPolicyWindow.num_bytes = bytes;
+    value.accessPolicyWindow.hitRatio =
+        bytes == 0 ? 0.0f : std::min(1.0f, static_cast<float>(PersistingL2::max_bytes()) / bytes);
+    value.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    value.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    FHE_CUDA_CHECK(cudaStreamSetAttribute(stream_.get(), cudaStreamAttributeAccessPolicyWindow, &value));
   }
 
   // One graph at a time: the benchmarks of one dataflow run back to back.
@@ -240,36 +290,10 @@ class ModUpFloor {
   Dataflow graph_flow_{};
 };
 
-// The persisting L2 set-aside at its maximum while a "-last" dataflow runs,
-// back to none after (the default).
-class PersistingL2 {
- public:
-  explicit PersistingL2(bool on) : on_(on) {
-    if (on_) FHE_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, max_bytes()));
-  }
-  ~PersistingL2() {
-    if (!on_) return;
-    cudaCtxResetPersistingL2Cache();
-    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
-  }
-  PersistingL2(const PersistingL2&) = delete;
-  PersistingL2& operator=(const PersistingL2&) = delete;
-
- private:
-  static std::size_t max_bytes() {
-    int device = 0;
-    FHE_CUDA_CHECK(cudaGetDevice(&device));
-    cudaDeviceProp prop{};
-    FHE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    return static_cast<std::size_t>(prop.persistingL2CacheMaxSize);
-  }
-  bool on_;
-};
-
 void bench_modup_floor(benchmark::State& state, Dataflow flow) {
   static std::unique_ptr<ModUpFloor> floor;
   if (!floor) floor = std::make_unique<ModUpFloor>();
-  const PersistingL2 set_aside(flow.last);
+  const PersistingL2 set_aside(flow.last || flow.window);
   if (!floor->outputs_right(flow)) {
     state.SkipWithError("the dataflow's outputs are not the three steps' words");
     return;
@@ -289,17 +313,20 @@ int register_modup_floor() {
       {"chunk4-keep", {4, false, false}},    {"chunk8-keep", {8, false, false}},
       {"whole-last", {kTargets, false, false, true}}, {"chunk3-last", {3, true, false, true}},
       {"chunk4-last", {4, true, false, true}},        {"chunk8-last", {8, true, false, true}}};
+  const std::vector<std::pair<std::string, Dataflow>> windowed = {
+      {"chunk4-window", {4, true, false, false, true}}, {"chunk8-window", {8, true, false, false, true}}};
+  const auto add = [](const std::string& name, Dataflow flow, bool graph) {
+    flow.graph = graph;
+    const std::string full = "cuda_modup_floor/" + name + (graph ? "/graph" : "/eager");
+    benchmark::RegisterBenchmark(full.c_str(), bench_modup_floor, flow)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->Iterations(kIterations);
+  };
   for (const bool graph : {false, true}) {
-    for (const auto& [name, flow] : flows) {
-      Dataflow f = flow;
-      f.graph = graph;
-      const std::string full = "cuda_modup_floor/" + name + (graph ? "/graph" : "/eager");
-      benchmark::RegisterBenchmark(full.c_str(), bench_modup_floor, f)
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond)
-          ->Iterations(kIterations);
-    }
+    for (const auto& [name, flow] : flows) add(name, flow, graph);
   }
+  for (const auto& [name, flow] : windowed) add(name, flow, false);
   return 0;
 }
 
