@@ -15,10 +15,10 @@
 //     (createpolicy), so the streamed key lines go before the chunk's; the
 //     persisting set-aside is at its maximum while they run, in case the
 //     hint is honoured only within it. "-window": no hint in the kernels;
-//     the stream's access policy window covers the chunk's rows
-//     (persisting on a hit, streaming on a miss), as an evaluator could
-//     set it around unchanged kernels; eager only (a window set while
-//     capturing is not a documented part of the kernel nodes).
+//     each launch carries an access policy window over the chunk's rows
+//     (persisting on a hit, streaming on a miss) as a launch attribute,
+//     which a captured launch keeps, as the windowed ModUp's launches do
+//     (experiment/modup-chunks-53).
 // The intermediate is target-major, so a chunk's rows are one range.
 // The difference is the most that running the ModUp in L2-sized chunks of
 // target rows could save; the extra launches are part of it (eager, and
@@ -237,38 +237,50 @@ class ModUpFloor {
     const unsigned words_blocks = kN / kThreads, pair_blocks = kN / 4096;
     for (int first = 0; first < kTargets; first += flow.chunk_rows) {
       const int count = std::min(flow.chunk_rows, kTargets - first);
-      cudaStream_t s = stream_.get();
-      if (flow.window) set_window(first, count);
-      convert_floor<<<dim3(words_blocks, kDigits), kThreads, 0, s>>>(source_.data(), intermediate_.data(), first,
-                                                                      count, flow.last);
-      pass_floor<<<dim3(pair_blocks, kDigits * count), kThreads, 0, s>>>(intermediate_.data(), first, count,
-                                                                        flow.last);
-      key_floor<<<dim3(words_blocks, count), kThreads, 0, s>>>(intermediate_.data(), key_.data(), out_.data(),
-                                                                first, flow.discard);
+      const cudaAccessPolicyWindow window = flow.window ? window_of(first, count) : cudaAccessPolicyWindow{};
+      const cudaAccessPolicyWindow* in_l2 = flow.window ? &window : nullptr;
+      launch_in(in_l2, convert_floor, dim3(words_blocks, kDigits), source_.data(), intermediate_.data(), first, count,
+                flow.last);
+      launch_in(in_l2, pass_floor, dim3(pair_blocks, kDigits * count), intermediate_.data(), first, count, flow.last);
+      launch_in(in_l2, key_floor, dim3(words_blocks, count), intermediate_.data(), key_.data(), out_.data(), first,
+                flow.discard);
     }
-    if (flow.window) set_window(0, 0);
-    FHE_CUDA_CHECK(cudaGetLastError());
   }
 
-  // The stream's access policy window over the intermediate rows of targets
-  // [first, first + count); none for count 0. The hit ratio shrinks to what
-  // the set-aside holds.
-  void set_window(int first, int count) {
-    cudaStreamAttrValue value{};
+  // The access policy window over the intermediate rows of targets [first,
+  // first + count): persisting hits, streaming misses, the hit ratio what
+  // the set-aside holds of it.
+  cudaAccessPolicyWindow window_of(int first, int count) {
+    cudaAccessPolicyWindow window{};
     const std::size_t bytes = static_cast<std::size_t>(count) * kDigits * kN * sizeof(u64);
-    value.accessPolicyWindow.base_ptr = intermediate_.data() + row_word(intermediate_row(0, first), 0);
-    value.accessPolicyWindow.num_bytes = bytes;
-    value.accessPolicyWindow.hitRatio =
-        bytes == 0 ? 0.0f : std::min(1.0f, static_cast<float>(PersistingL2::max_bytes()) / bytes);
-    value.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
-    value.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
-    FHE_CUDA_CHECK(cudaStreamSetAttribute(stream_.get(), cudaStreamAttributeAccessPolicyWindow, &value));
+    window.base_ptr = intermediate_.data() + row_word(intermediate_row(0, first), 0);
+    window.num_bytes = bytes;
+    window.hitRatio = std::min(1.0f, static_cast<float>(set_aside_max_) / static_cast<float>(bytes));
+    window.hitProp = cudaAccessPropertyPersisting;
+    window.missProp = cudaAccessPropertyStreaming;
+    return window;
+  }
+
+  // A launch on the stream, with the window as its attribute if there is
+  // one (a captured launch keeps it on its graph node).
+  template <typename... Params, typename... Args>
+  void launch_in(const cudaAccessPolicyWindow* window, void (*kernel)(Params...), dim3 grid, Args... args) {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeAccessPolicyWindow;
+    if (window) attribute.val.accessPolicyWindow = *window;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = dim3(kThreads);
+    config.stream = stream_.get();
+    config.attrs = window ? &attribute : nullptr;
+    config.numAttrs = window ? 1 : 0;
+    FHE_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
   }
 
   // One graph at a time: the benchmarks of one dataflow run back to back.
   cudaGraphExec_t graph_for(const Dataflow& flow) {
     if (graph_ && graph_flow_.chunk_rows == flow.chunk_rows && graph_flow_.discard == flow.discard &&
-        graph_flow_.last == flow.last) {
+        graph_flow_.last == flow.last && graph_flow_.window == flow.window) {
       return graph_;
     }
     if (graph_) FHE_CUDA_CHECK(cudaGraphExecDestroy(graph_));
@@ -283,6 +295,7 @@ class ModUpFloor {
   }
 
   DeviceBuffer<u64> source_, intermediate_, key_, out_;
+  std::size_t set_aside_max_ = PersistingL2::max_bytes();  // queried once: not in a timed launch
   fhe::cuda::Stream stream_;
   fhe::cuda::Event start_, stop_;
   fhelium_bench::L2Flush flush_;
@@ -312,8 +325,7 @@ int register_modup_floor() {
       {"chunk6", {6, true, false}},          {"chunk8", {8, true, false}},  {"chunk13", {13, true, false}},
       {"chunk4-keep", {4, false, false}},    {"chunk8-keep", {8, false, false}},
       {"whole-last", {kTargets, false, false, true}}, {"chunk3-last", {3, true, false, true}},
-      {"chunk4-last", {4, true, false, true}},        {"chunk8-last", {8, true, false, true}}};
-  const std::vector<std::pair<std::string, Dataflow>> windowed = {
+      {"chunk4-last", {4, true, false, true}},        {"chunk8-last", {8, true, false, true}},
       {"chunk4-window", {4, true, false, false, true}}, {"chunk8-window", {8, true, false, false, true}}};
   const auto add = [](const std::string& name, Dataflow flow, bool graph) {
     flow.graph = graph;
@@ -326,7 +338,6 @@ int register_modup_floor() {
   for (const bool graph : {false, true}) {
     for (const auto& [name, flow] : flows) add(name, flow, graph);
   }
-  for (const auto& [name, flow] : windowed) add(name, flow, false);
   return 0;
 }
 
