@@ -156,15 +156,18 @@ struct Dataflow {
   bool discard;
   bool graph;
   bool last = false;    // the intermediate's lines under evict_last, the set-aside at its maximum
-  bool window = false;  // the stream's access policy window on each chunk's rows, the set-aside at its maximum
+  bool window = false;  // each launch's access policy window on its chunk's rows, the set-aside at its maximum
 };
+
+// The most L2 the benchmarks' GPU (device 0, as L2Flush's) sets aside for persisting accesses.
+std::size_t persisting_l2_max_bytes() { return fhe::query_gpus().gpus.at(0).persisting_l2_max_bytes; }
 
 // The persisting L2 set-aside at its maximum while a "-last" or "-window"
 // dataflow runs, back to none after (the default).
 class PersistingL2 {
  public:
   explicit PersistingL2(bool on) : on_(on) {
-    if (on_) FHE_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, max_bytes()));
+    if (on_) FHE_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, persisting_l2_max_bytes()));
   }
   ~PersistingL2() {
     if (!on_) return;
@@ -173,14 +176,6 @@ class PersistingL2 {
   }
   PersistingL2(const PersistingL2&) = delete;
   PersistingL2& operator=(const PersistingL2&) = delete;
-
- static std::size_t max_bytes() {
-    int device = 0;
-    FHE_CUDA_CHECK(cudaGetDevice(&device));
-    cudaDeviceProp prop{};
-    FHE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    return static_cast<std::size_t>(prop.persistingL2CacheMaxSize);
-  }
 
  private:
   bool on_;
@@ -295,7 +290,7 @@ class ModUpFloor {
   }
 
   DeviceBuffer<u64> source_, intermediate_, key_, out_;
-  std::size_t set_aside_max_ = PersistingL2::max_bytes();  // queried once: not in a timed launch
+  std::size_t set_aside_max_ = persisting_l2_max_bytes();  // queried once: not in a timed launch
   fhe::cuda::Stream stream_;
   fhe::cuda::Event start_, stop_;
   fhelium_bench::L2Flush flush_;

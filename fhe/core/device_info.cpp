@@ -41,6 +41,7 @@ GpuInventory query_gpus() {
     gpu.sm_count = prop.multiProcessorCount;
     gpu.total_memory_bytes = prop.totalGlobalMem;
     gpu.l2_cache_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+    gpu.persisting_l2_max_bytes = static_cast<std::size_t>(prop.persistingL2CacheMaxSize);
     gpu.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
     int previous = 0;
     cudaGetDevice(&previous);

@@ -19,6 +19,7 @@ struct GpuInfo {
   std::size_t total_memory_bytes = 0;
   std::size_t free_memory_bytes = 0;
   std::size_t l2_cache_bytes = 0;
+  std::size_t persisting_l2_max_bytes = 0;  // the most L2 a process may set aside for persisting accesses
   std::size_t shared_memory_per_block_optin = 0;
 };
 
