@@ -85,8 +85,8 @@ Confidence documented_confidence(bool fallback_applied, int repetitions, std::si
                                  double winner_cv_pct) {
   if (fallback_applied || repetitions < kMinRepetitions || runs < kMinRuns) return Confidence::low;
   if (!won_every_repetition || std::isnan(margin_pct)) return Confidence::low;
-  if (margin_pct >= kHighMarginPct && winner_cv_pct <= kHighCvPct) return Confidence::high;
-  if (margin_pct >= kMediumMarginPct && winner_cv_pct <= kMediumCvPct) return Confidence::medium;
+  if (reaches(margin_pct, kHighMarginPct) && within(winner_cv_pct, kHighCvPct)) return Confidence::high;
+  if (reaches(margin_pct, kMediumMarginPct) && within(winner_cv_pct, kMediumCvPct)) return Confidence::medium;
   return Confidence::low;
 }
 
@@ -130,12 +130,11 @@ Analysis analyse(const MeasurementGrid& grid, const DecisionConfig& config) {
   } else {
     d.runner_up_margin_pct = std::nan("");
   }
-  // Inclusive band; the relative 1e-12 absorbs rounding in exp/log so that
-  // a score of exactly 1.03 x best counts as tied, as the rule says.
-  const double tie_limit = (1.0 + kNearTieBand) * scores.score[winner] * (1.0 + 1e-12);
+  // Inclusive band: a score of exactly 1.03 x best counts as tied.
+  const double tie_limit = (1.0 + kNearTieBand) * scores.score[winner];
   bool fallback_in_tie = false;
   for (std::size_t b : order) {
-    if (scores.score[b] <= tie_limit) {
+    if (within(scores.score[b], tie_limit)) {
       d.near_tied_backends.push_back(grid.backends[b]);
       fallback_in_tie = fallback_in_tie || grid.backends[b] == config.fallback_backend;
     }
@@ -198,19 +197,19 @@ Analysis analyse(const MeasurementGrid& grid, const DecisionConfig& config) {
   if (!std::isnan(d.runner_up_margin_pct)) {
     const std::string margin_text = "margin over the runner-up " + d.runner_up + " is " +
                                     pct(d.runner_up_margin_pct);
-    if (d.runner_up_margin_pct < kHighMarginPct)
+    if (!reaches(d.runner_up_margin_pct, kHighMarginPct))
       add_reason(d, reason::kMarginBelow5, margin_text + " (< " + pct(kHighMarginPct) + ")");
-    if (d.runner_up_margin_pct < kMediumMarginPct)
+    if (!reaches(d.runner_up_margin_pct, kMediumMarginPct))
       add_reason(d, reason::kMarginBelow3, margin_text + " (< " + pct(kMediumMarginPct) + ")");
   }
   const std::string cv_text = "the winner's median within-run CV is " + pct(d.winner_median_cv_pct);
-  if (d.winner_median_cv_pct > kHighCvPct)
+  if (!within(d.winner_median_cv_pct, kHighCvPct))
     add_reason(d, reason::kHighCv, cv_text + " (> " + pct(kHighCvPct) + ")");
-  if (d.winner_median_cv_pct > kMediumCvPct)
+  if (!within(d.winner_median_cv_pct, kMediumCvPct))
     add_reason(d, reason::kVeryHighCv, cv_text + " (> " + pct(kMediumCvPct) + ")");
 
   // Beyond the documented rules.
-  const bool ci_in_band = order.size() > 1 && !(d.margin_ci95_pct.low >= 100 * kNearTieBand);
+  const bool ci_in_band = order.size() > 1 && !reaches(d.margin_ci95_pct.low, 100 * kNearTieBand);
   if (ci_in_band) {
     add_reason(d, reason::kMarginCiInTieBand,
                "the bootstrap 95% interval of the margin [" + pct(d.margin_ci95_pct.low) + ", " +

@@ -5,6 +5,7 @@
 // intervals, outlier and throttle counts, reason codes, the strict policy).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,6 +32,20 @@ inline constexpr double kHighCvPct = 5.0;
 inline constexpr double kMediumCvPct = 10.0;
 inline constexpr int kMinRepetitions = 3;
 inline constexpr std::size_t kMinRuns = 5;
+
+// The rules' threshold tests, inclusive as SPEC section 6 writes them, up to
+// a relative 1e-12: scores and margins come out of exp, log and divisions,
+// so a value equal to a threshold on paper may land an ulp either side
+// (medians 0.1 and 0.105 ms give a margin of 4.99999999999998 %). Every
+// test of a threshold (confidence, tie band, reason codes, report patterns)
+// goes through these two, so no two of them can disagree at a boundary.
+inline constexpr double kThresholdTolerance = 1e-12;
+inline bool reaches(double value, double threshold) {  // value >= threshold
+  return value >= threshold - kThresholdTolerance * std::abs(threshold);
+}
+inline bool within(double value, double limit) {  // value <= limit
+  return value <= limit + kThresholdTolerance * std::abs(limit);
+}
 // Beyond the rules: a backend with more than this share of Tukey outliers
 // gets MANY_OUTLIERS.
 inline constexpr double kManyOutliersShare = 0.10;

@@ -52,7 +52,7 @@ DeploymentDecision walk_decision(const DeploymentContext& context, bool archived
   if (kernel) {
     const double band = (1.0 + kNearTieBand) * kernel->analysis.rows.front().score;
     for (const RankedRow& row : kernel->analysis.rows)
-      (row.score_ci95.low > band ? slower : plausible).push_back(row.backend);
+      (within(row.score_ci95.low, band) ? plausible : slower).push_back(row.backend);
     out.steps.push_back({2, "Reject clearly slower candidates with the kernel suite",
                          "kernel score interval wholly above " + format_number(band, 4) +
                              " (the 3% band of the best): " + join(slower) + "; still plausible: " +
@@ -108,17 +108,33 @@ DeploymentDecision walk_decision(const DeploymentContext& context, bool archived
     step4 = "no near tie in " + out.deciding_scope;
   }
   out.backend = first.recommended_backend;
-  if ((unstable || disagree) && !first.fallback_backend.empty() && out.backend != first.fallback_backend) {
-    out.fallback_kept = true;
-    out.backend = first.fallback_backend;
+  // The fallback can only be kept where every deciding file ranked it: a
+  // backend that failed the correctness gate, or was not screened, has no
+  // evidence to stand on.
+  const auto ranked_everywhere = [&](const std::string& backend) {
+    return std::all_of(deciding.begin(), deciding.end(), [&](const LoadedEvidence* file) {
+      const auto& rows = file->analysis.rows;
+      return std::any_of(rows.begin(), rows.end(), [&](const RankedRow& row) { return row.backend == backend; });
+    });
+  };
+  const bool fallback_ranked = !first.fallback_backend.empty() && ranked_everywhere(first.fallback_backend);
+  if ((unstable || disagree) && out.backend != first.fallback_backend) {
     confidence = Confidence::low;
     step4 += std::string("; ") + (disagree ? "the deciding files recommend different backends"
                                            : "the winner changed between repetitions (" +
-                                                 join(first.repetition_winners) + ")") +
-             ", so the stable fallback " + out.backend + " is kept instead of the documented " +
-             out.documented_recommendation;
-    if (std::find(slower.begin(), slower.end(), out.backend) != slower.end())
-      step4 += " (kept for stability, not speed: step 2 found it clearly slower at kernel scope)";
+                                                 join(first.repetition_winners) + ")");
+    if (fallback_ranked) {
+      out.fallback_kept = true;
+      out.backend = first.fallback_backend;
+      step4 += ", so the stable fallback " + out.backend + " is kept instead of the documented " +
+               out.documented_recommendation;
+      if (std::find(slower.begin(), slower.end(), out.backend) != slower.end())
+        step4 += " (kept for stability, not speed: step 2 found it clearly slower at kernel scope)";
+    } else {
+      step4 += ", but the stable fallback " + (first.fallback_backend.empty() ? "(none)" : first.fallback_backend) +
+               " is not ranked in every deciding file (it failed the correctness gate or was not screened), so "
+               "the documented " + out.documented_recommendation + " stands, at low confidence";
+    }
   } else if (unstable) {
     step4 += "; the winner changed between repetitions and is already the stable fallback";
   } else {

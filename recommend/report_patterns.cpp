@@ -33,7 +33,7 @@ std::string fastest_on(const LoadedEvidence& file, const std::string& operation)
 
 // A clear winner is outside the near-tie band (its runner-up more than 3 % behind).
 bool clear_win(const Decision& d) {
-  return !std::isnan(d.runner_up_margin_pct) && d.runner_up_margin_pct > kNearTieBand * 100.0;
+  return !std::isnan(d.runner_up_margin_pct) && !within(d.runner_up_margin_pct, kNearTieBand * 100.0);
 }
 
 std::string pct(double value) { return format_number(value, 2) + "%"; }
@@ -54,8 +54,10 @@ void compare_scopes(const LoadedEvidence& lower, const LoadedEvidence& upper, Pa
   }
   const nlohmann::json* upper_row = row_of(upper, lw);
   const double upper_gap = upper_row ? (*upper_row)["gap_pct"].get<double>() : NAN;
-  if (!std::isnan(l.runner_up_margin_pct) && l.runner_up_margin_pct >= kHighMarginPct &&
-      upper_row && upper_gap <= kNearTieBand * 100.0) {
+  // Diluted: within the band of the best there, and the higher scope is a
+  // near tie (a clear win of the same backend is not a dilution).
+  if (reaches(l.runner_up_margin_pct, kHighMarginPct) && upper_row && within(upper_gap, kNearTieBand * 100.0) &&
+      (lw != u.numerical_winner || !clear_win(u))) {
     out.findings.push_back({Pattern::kernel_win_diluted, scope,
                             lw + " leads " + lower.label + " by " + pct(l.runner_up_margin_pct) +
                                 " but is within " + pct(upper_gap) + " of the best in " + upper.label});
@@ -143,7 +145,7 @@ PatternReport classify_patterns(const DeploymentContext& context) {
                                 check.value("backend", std::string("?")) + ": " +
                                     check.value("summary", std::string("failed"))});
     const Decision& d = file->analysis.decision;
-    if (!d.winner_won_every_repetition || d.winner_median_cv_pct > kHighCvPct) {
+    if (!d.winner_won_every_repetition || !within(d.winner_median_cv_pct, kHighCvPct)) {
       std::ostringstream text;
       text << d.numerical_winner << " won "
            << std::count(d.repetition_winners.begin(), d.repetition_winners.end(), d.numerical_winner)

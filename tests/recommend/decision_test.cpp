@@ -168,6 +168,22 @@ TEST(Decision, MarginBetweenThreeAndFivePercentIsMedium) {
   EXPECT_FALSE(has_code(a.decision, reason::kMarginBelow3));
 }
 
+// 0.105 / 0.1 and 0.103 / 0.1 are 1.05 and 1.03 on paper but not in binary
+// floating point: the margins land an ulp below 5 % and 3 %, and must still
+// reach those thresholds, as the tie band counts 1.03 x best as tied.
+TEST(Decision, MarginsOnTheThresholdsReachThem) {
+  const Analysis five = decide({{"a", {0.1, 0.1}}, {"b", {0.105, 0.105}}}, 3, 11);
+  EXPECT_NEAR(five.decision.runner_up_margin_pct, 5.0, 1e-9);
+  EXPECT_EQ(five.decision.confidence, Confidence::high);
+  EXPECT_FALSE(has_code(five.decision, reason::kMarginBelow5));
+  const Analysis three = decide({{"a", {0.1, 0.1}}, {"b", {0.103, 0.103}}}, 3, 11);
+  EXPECT_NEAR(three.decision.runner_up_margin_pct, 3.0, 1e-9);
+  EXPECT_EQ(three.decision.near_tied_backends, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(three.decision.confidence, Confidence::medium);
+  EXPECT_FALSE(has_code(three.decision, reason::kMarginBelow3));
+  EXPECT_TRUE(has_code(three.decision, reason::kMarginBelow5));
+}
+
 TEST(Decision, UserWeightsFlipTheWinner) {
   // a: 1.0 / 1.5 ms, b: 2.0 / 1.0 ms. Equal: S(a)=sqrt(1.5), S(b)=sqrt(2).
   const std::vector<std::pair<std::string, std::vector<double>>> backends = {

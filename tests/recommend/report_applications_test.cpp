@@ -26,22 +26,33 @@ class ReportApplications : public ::testing::Test {
 
   // Kernel and primitive evidence plus the three application files; the
   // key-switch run had another driver. `keyswitch_radix16` makes the key
-  // switch prefer radix16_compact.
-  std::vector<LoadedEvidence> load(bool keyswitch_radix16 = false) {
+  // switch prefer radix16_compact; `screen_fallback` adds group8, the stable
+  // fallback, to the application files, 20 % behind.
+  std::vector<LoadedEvidence> load(bool keyswitch_radix16 = false, bool screen_fallback = false) {
     Machine other_driver;
     other_driver.driver = "590.10";
     const std::vector<double> radix16_keyswitch =
         keyswitch_radix16 ? std::vector<double>{2.7, 2.7, 1.8} : std::vector<double>{3.3, 3.3, 2.2};
+    const auto with_fallback = [&](std::vector<std::pair<std::string, std::vector<double>>> rows) {
+      if (screen_fallback) {
+        std::vector<double> slower = rows.front().second;
+        for (double& v : slower) v *= 1.2;
+        rows.push_back({kG8, slower});
+      }
+      return rows;
+    };
     std::vector<std::filesystem::path> paths = {
         write_json(dir_.path() / "keyswitch.json",
-                   application_document(kKeySwitch, kKeySwitchOps, {{kG16, {3, 3, 2}}, {kR16, radix16_keyswitch}},
-                                        other_driver)),
+                   application_document(kKeySwitch, kKeySwitchOps,
+                                        with_fallback({{kG16, {3, 3, 2}}, {kR16, radix16_keyswitch}}), other_driver)),
         write_json(dir_.path() / "kernel.json",
                    suite_document("kernel", kKernelOps, {{kG16, {1, 1, 2}}, {kR16, {1.1, 1.1, 2.2}}})),
         write_json(dir_.path() / "diagonal.json",
-                   application_document(kDiagonal, {"matvec_128x128_diagonal_batch"}, {{kG16, {90}}, {kR16, {99}}})),
+                   application_document(kDiagonal, {"matvec_128x128_diagonal_batch"},
+                                        with_fallback({{kG16, {90}}, {kR16, {99}}}))),
         write_json(dir_.path() / "bsgs.json",
-                   application_document(kBsgs, {"matvec_128x128_bsgs_batch"}, {{kG16, {27}}, {kR16, {29.7}}})),
+                   application_document(kBsgs, {"matvec_128x128_bsgs_batch"},
+                                        with_fallback({{kG16, {27}}, {kR16, {29.7}}}))),
     };
     return load_evidence_files(paths);
   }
@@ -107,12 +118,24 @@ TEST_F(ReportApplications, PatternsAndTheDecisionCoverEveryApplication) {
 }
 
 TEST_F(ReportApplications, ApplicationsThatDisagreeKeepTheStableFallback) {
-  const auto files = load(true);
+  const auto files = load(true, true);
   const DeploymentDecision d = build_model(files, false).decisions[0];
   EXPECT_EQ(files[0].analysis.decision.recommended_backend, kR16);
   EXPECT_TRUE(d.fallback_kept);
+  EXPECT_EQ(d.backend, kG8);
   EXPECT_EQ(d.confidence, "low");
   EXPECT_NE(d.steps[3].conclusion.find("the deciding files recommend different backends"), std::string::npos);
+}
+
+// Without group8 in the application files there is no fallback to keep: the
+// first deciding file's documented choice stands, at low confidence.
+TEST_F(ReportApplications, AnUnscreenedFallbackIsNotKept) {
+  const auto files = load(true);
+  const DeploymentDecision d = build_model(files, false).decisions[0];
+  EXPECT_FALSE(d.fallback_kept);
+  EXPECT_EQ(d.backend, kR16);
+  EXPECT_EQ(d.confidence, "low");
+  EXPECT_NE(d.steps[3].conclusion.find("is not ranked in every deciding file"), std::string::npos);
 }
 
 TEST_F(ReportApplications, TheSameWorkloadTwiceGetsDistinctColumns) {

@@ -40,6 +40,20 @@ TEST(ReportPatterns, KernelWinDilutedToNearTie) {
   EXPECT_NE(report.findings[0].evidence.find("within 1.01%"), std::string::npos) << report.findings[0].evidence;
 }
 
+TEST(ReportPatterns, TheSameClearWinnerAtBothScopesIsNotADilution) {
+  std::vector<LoadedEvidence> files;
+  // group16 leads the kernel suite by 17 % though radix16 has the fastest forward.
+  files.push_back(
+      loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1.05, 1, 2}}, {kR16, {1, 1.3, 2.6}}})));
+  files.push_back(
+      loaded("p.json", suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.5, 3.3}}})));
+  const auto contexts = group_contexts(files);
+  const auto report = classify_patterns(contexts.front());
+  EXPECT_EQ(patterns_of(files), std::vector<Pattern>{Pattern::forward_inverse_split});
+  ASSERT_FALSE(report.notes.empty());
+  EXPECT_NE(report.notes[0].find("same numerical winner " + kG16), std::string::npos) << report.notes[0];
+}
+
 TEST(ReportPatterns, ForwardInverseSplit) {
   std::vector<LoadedEvidence> files;
   files.push_back(loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1.0, 1.2, 2.2}}, {kR16, {1.2, 1.0, 2.3}}})));
@@ -80,6 +94,26 @@ TEST(ReportPatterns, UnstableRepetitionsAndStepFourKeepsTheFallback) {
   EXPECT_TRUE(d.steps[1].incomplete);  // no kernel evidence
   EXPECT_TRUE(d.steps[4].incomplete);  // no application evidence
   EXPECT_NE(d.steps[4].conclusion.find("no application evidence"), std::string::npos);
+}
+
+// The fallback is kept only where it was ranked: one that failed the
+// correctness gate has no evidence to stand on.
+TEST(ReportPatterns, StepFourNeverKeepsAFallbackThatFailedTheGate) {
+  nlohmann::json primitive = suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.5, 3.3}}});
+  scale_series(primitive, kG16, "encrypt_message", 2, 1.5);  // group16 loses repetition 2 to radix16
+  scale_series(primitive, kG16, "multiply_relinearize", 2, 1.5);
+  primitive["metadata"]["backends"].push_back(kG8);
+  primitive["correctness"] = {{{"backend", kG8}, {"passed", false}, {"summary", "error 3e-3"}}};
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("p.json", primitive));
+  const auto contexts = group_contexts(files);
+  const DeploymentDecision d = walk_decision(contexts.front(), false);
+  EXPECT_EQ(d.documented_recommendation, kG16);
+  EXPECT_FALSE(d.fallback_kept);
+  EXPECT_EQ(d.backend, kG16);
+  EXPECT_EQ(d.confidence, "low");
+  EXPECT_NE(d.steps[3].conclusion.find("the stable fallback " + kG8 + " is not ranked"), std::string::npos)
+      << d.steps[3].conclusion;
 }
 
 TEST(ReportPatterns, CorrectnessFailure) {
