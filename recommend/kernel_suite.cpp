@@ -103,6 +103,7 @@ CorrectnessRecord KernelSuite::check_correctness(const std::string& backend) {
     record.checks["first_mismatch_row"] = result.first_mismatch_row;
     record.checks["first_mismatch_index"] = result.first_mismatch_index;
   }
+  if (!result.passed()) record.checks["first_failing_row"] = result.first_failing_row;
   if (record.passed) {
     record.summary = "bit-exact against " + std::string(fhe::ntt::kOracleBackend) +
                      " (forward, inverse, roundtrip)";
@@ -138,19 +139,28 @@ nlohmann::json KernelSuite::failing_input(const fhe::ntt::NttPlan& candidate,
        "row by row, word by word, std::uniform_int_distribution<uint64_t>(0, q_row - 1)"},
       {"checks", checks}};
   if (input_.size() <= kMaxSavedInputWords) out["input_words"] = input_;
-  if (checks.contains("first_mismatch_row")) {
-    // The first mismatching row alone reproduces the forward mismatch.
-    const std::size_t row = checks["first_mismatch_row"].get<std::size_t>();
+  if (checks.contains("first_failing_row")) {
+    // The first failing row alone reproduces the failure, whichever check it
+    // was: its input, both forwards, the candidate's inverse of the oracle's
+    // forward (the inverse check) and of its own (the roundtrip).
+    const std::size_t row = checks["first_failing_row"].get<std::size_t>();
     const fhe::ntt::RowRange one_row{row, 1};
-    std::vector<std::uint64_t> words = row_words(input_, row - rows_.first, n);
-    std::vector<std::uint64_t> expected = words, actual = words;
-    fhe::ntt::transform_on_host_data(*oracle_, expected, one_row, fhe::ntt::Direction::forward);
-    fhe::ntt::transform_on_host_data(candidate, actual, one_row, fhe::ntt::Direction::forward);
-    out["failing_row"] = {{"row", row},
-                          {"modulus", moduli_[row]},
-                          {"input_words", words},
-                          {"oracle_forward_words", expected},
-                          {"candidate_forward_words", actual}};
+    const auto transformed = [&](const fhe::ntt::NttPlan& plan, std::vector<std::uint64_t> words,
+                                 fhe::ntt::Direction direction) {
+      fhe::ntt::transform_on_host_data(plan, words, one_row, direction);
+      return words;
+    };
+    const std::vector<std::uint64_t> words = row_words(input_, row - rows_.first, n);
+    const std::vector<std::uint64_t> expected = transformed(*oracle_, words, fhe::ntt::Direction::forward);
+    const std::vector<std::uint64_t> actual = transformed(candidate, words, fhe::ntt::Direction::forward);
+    out["failing_row"] = {
+        {"row", row},
+        {"modulus", moduli_[row]},
+        {"input_words", words},
+        {"oracle_forward_words", expected},
+        {"candidate_forward_words", actual},
+        {"candidate_inverse_of_oracle_forward_words", transformed(candidate, expected, fhe::ntt::Direction::inverse)},
+        {"candidate_roundtrip_words", transformed(candidate, actual, fhe::ntt::Direction::inverse)}};
   }
   return out;
 }

@@ -1,10 +1,24 @@
 // Forward, inverse and roundtrip comparison against the oracle.
 #include "fhe/ntt/verify.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "fhe/core/error.h"
 #include "fhe/ntt/host_transform.h"
 
 namespace fhe::ntt {
+namespace {
+
+// The first row of `rows` (n words each) where a and b differ, or none.
+std::optional<std::size_t> first_differing_row(const std::vector<std::uint64_t>& a,
+                                               const std::vector<std::uint64_t>& b, RowRange rows, std::size_t n) {
+  const auto [where, _] = std::mismatch(a.begin(), a.end(), b.begin());
+  if (where == a.end()) return std::nullopt;
+  return rows.first + static_cast<std::size_t>(where - a.begin()) / n;
+}
+
+}  // namespace
 
 VerifyResult verify_against_oracle(const NttPlan& candidate, const NttPlan& oracle,
                                    const std::vector<std::uint64_t>& input, RowRange rows) {
@@ -36,6 +50,14 @@ VerifyResult verify_against_oracle(const NttPlan& candidate, const NttPlan& orac
 
   transform_on_host_data(candidate, actual, rows, Direction::inverse);
   result.roundtrip_exact = actual == input;
+
+  if (!result.forward_exact) {
+    result.first_failing_row = result.first_mismatch_row;
+  } else if (!result.inverse_exact) {
+    result.first_failing_row = first_differing_row(back, input, rows, n).value();
+  } else if (!result.roundtrip_exact) {
+    result.first_failing_row = first_differing_row(actual, input, rows, n).value();
+  }
   return result;
 }
 

@@ -17,6 +17,9 @@ struct VerifyResult {
   bool roundtrip_exact = false;  // inverse(forward(x)) == x on the candidate alone
   std::size_t mismatched_words = 0;  // forward mismatches
   std::size_t first_mismatch_row = 0, first_mismatch_index = 0;
+  // When a check fails: the first row where one differs (forward, else
+  // inverse, else roundtrip), the row that reproduces the failure alone.
+  std::size_t first_failing_row = 0;
   bool passed() const { return forward_exact && inverse_exact && roundtrip_exact; }
 };
 

@@ -34,10 +34,12 @@ nlohmann::json read_json(const std::filesystem::path& path) {
   return nlohmann::json::parse(in);
 }
 
-// Delegates to a real plan; adds 1 (mod q) to one word of every forward output.
+// Delegates to a real plan; adds 1 (mod q) to one word of every forward
+// output, or of every inverse output.
 class CorruptingPlan : public fhe::ntt::NttPlan {
  public:
-  explicit CorruptingPlan(std::unique_ptr<fhe::ntt::NttPlan> inner) : inner_(std::move(inner)) {}
+  explicit CorruptingPlan(std::unique_ptr<fhe::ntt::NttPlan> inner, bool inverse_only = false)
+      : inner_(std::move(inner)), inverse_only_(inverse_only) {}
   const fhe::ntt::BackendInfo& backend() const override { return inner_->backend(); }
   fhe::DeviceSpec device() const override { return inner_->device(); }
   int log_n() const override { return inner_->log_n(); }
@@ -49,15 +51,32 @@ class CorruptingPlan : public fhe::ntt::NttPlan {
   }
   void forward(std::uint64_t* data, fhe::ntt::RowRange rows, fhe::ntt::StreamHandle stream) const override {
     inner_->forward(data, rows, stream);
-    data[5] = (data[5] + 1) % moduli()[rows.first];
+    if (!inverse_only_) corrupt(data, rows);
   }
   void inverse(std::uint64_t* data, fhe::ntt::RowRange rows, fhe::ntt::StreamHandle stream) const override {
     inner_->inverse(data, rows, stream);
+    if (inverse_only_) corrupt(data, rows);
   }
 
  private:
+  void corrupt(std::uint64_t* data, fhe::ntt::RowRange rows) const {
+    data[5] = (data[5] + 1) % moduli()[rows.first];
+  }
   std::unique_ptr<fhe::ntt::NttPlan> inner_;
+  bool inverse_only_;
 };
+
+// A kernel suite whose radix8_compact plans are corrupted.
+KernelSuite faulty_suite(const RecommendPlan& plan, bool inverse_only) {
+  PlanFactory faulty = [inverse_only](std::string_view backend, const fhe::DeviceSpec& device, int log_n,
+                                      std::span<const std::uint64_t> moduli, fhe::WordType word)
+      -> std::unique_ptr<fhe::ntt::NttPlan> {
+    auto inner = fhe::ntt::make_plan(backend, device, log_n, moduli, word);
+    if (backend == "radix8_compact") return std::make_unique<CorruptingPlan>(std::move(inner), inverse_only);
+    return inner;
+  };
+  return KernelSuite(*plan.preset, plan.device, plan.level, plan.seed, faulty);
+}
 
 TEST(KernelSuite, CpuRunWritesCompleteEvidence) {
   test::TempDir dir;
@@ -115,14 +134,7 @@ TEST(KernelSuite, InjectedFaultIsExcludedAndItsInputSaved) {
   options.backends = {"radix2_indexed", "radix8_compact", "radix16_compact"};
   options.repetitions = 1;
   const RecommendPlan plan = resolve_request(options);
-  PlanFactory faulty = [](std::string_view backend, const fhe::DeviceSpec& device, int log_n,
-                          std::span<const std::uint64_t> moduli, fhe::WordType word)
-      -> std::unique_ptr<fhe::ntt::NttPlan> {
-    auto plan = fhe::ntt::make_plan(backend, device, log_n, moduli, word);
-    if (backend == "radix8_compact") return std::make_unique<CorruptingPlan>(std::move(plan));
-    return plan;
-  };
-  KernelSuite suite(*plan.preset, plan.device, plan.level, plan.seed, faulty);
+  KernelSuite suite = faulty_suite(plan, false);
   run_recommendation(plan, suite, {"test"});
 
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"kernel.failing-radix8_compact.json", "kernel.json"}));
@@ -151,6 +163,35 @@ TEST(KernelSuite, InjectedFaultIsExcludedAndItsInputSaved) {
   auto oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, 12, plan.preset->qp_primes(), plan.preset->word);
   const auto regenerated = fhe::ntt::random_rows(*oracle, {0, 9}, 2024);
   EXPECT_EQ(failing["input_words"].get<std::vector<std::uint64_t>>(), regenerated);
+}
+
+// A forward that is exact and an inverse that is not still leave the row
+// that reproduces the failure, with the candidate's inverse words beside it.
+TEST(KernelSuite, InverseOnlyFaultSavesItsFailingRow) {
+  test::TempDir dir;
+  RecommendOptions options = small_run(dir.path() / "kernel.json");
+  options.backends = {"radix2_indexed", "radix8_compact", "radix16_compact"};
+  options.repetitions = 1;
+  const RecommendPlan plan = resolve_request(options);
+  KernelSuite suite = faulty_suite(plan, true);
+  run_recommendation(plan, suite, {"test"});
+
+  const nlohmann::json doc = read_json(dir.path() / "kernel.json");
+  const auto& checks = doc["correctness"][1]["checks"];
+  EXPECT_TRUE(checks["forward_exact"].get<bool>());
+  EXPECT_FALSE(checks["inverse_exact"].get<bool>());
+  EXPECT_FALSE(checks["roundtrip_exact"].get<bool>());
+  EXPECT_EQ(checks["first_failing_row"], 0);
+  const nlohmann::json failing = read_json(dir.path() / "kernel.failing-radix8_compact.json");
+  const auto& row = failing["failing_row"];
+  EXPECT_EQ(row["row"], 0);
+  EXPECT_EQ(row["candidate_forward_words"], row["oracle_forward_words"]);
+  const auto input = row["input_words"].get<std::vector<std::uint64_t>>();
+  const auto inverse = row["candidate_inverse_of_oracle_forward_words"].get<std::vector<std::uint64_t>>();
+  ASSERT_EQ(inverse.size(), input.size());
+  EXPECT_NE(inverse[5], input[5]);
+  EXPECT_EQ(inverse[6], input[6]);
+  EXPECT_EQ(row["candidate_roundtrip_words"], row["candidate_inverse_of_oracle_forward_words"]);
 }
 
 }  // namespace
