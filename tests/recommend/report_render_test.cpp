@@ -121,6 +121,16 @@ TEST_F(H200Report, BadInputExitsTwoAndWritesNothing) {
             2);
   EXPECT_NE(err.find("broken.json is not usable evidence"), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(out));
+  // A run whose every backend failed the gate (the recommender's exit-1 file).
+  nlohmann::json failed = nlohmann::json::parse(read_text(kernel_));
+  failed["evidence"] = nlohmann::json::array();
+  failed["rows"] = nlohmann::json::array();
+  failed["recommendation"] = nullptr;
+  failed["correctness"] = {{{"backend", "radix16_compact"}, {"passed", false}, {"summary", "forward MISMATCH"}}};
+  write_json(dir_.path() / "failed.json", failed);
+  EXPECT_EQ(run("report " + (dir_.path() / "failed.json").string() + " --output " + out.string(), &err), 2);
+  EXPECT_NE(err.find("failed.json: every backend failed the correctness gate"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(out));
   // Output under a regular file, and a policy in a missing directory.
   EXPECT_EQ(run("report " + kernel_.string() + " --output " + (kernel_ / "out").string(), &err), 2);
   EXPECT_EQ(run("report " + kernel_.string() + " --output " + out.string() + " --emit-policy " +
