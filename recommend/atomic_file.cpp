@@ -97,6 +97,11 @@ void check_output_path(const std::filesystem::path& target) {
   std::error_code error;
   if (std::filesystem::is_directory(target, error))
     throw fhe::InvalidArgument("output " + target.string() + " is a directory");
+  // The rename would replace a device or a FIFO (as root, /dev/null) with a
+  // regular file: only a new file or a regular one is an output.
+  const auto status = std::filesystem::status(target, error);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw fhe::InvalidArgument("output " + target.string() + " exists and is not a regular file");
   const std::filesystem::path dir =
       target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::exists(dir, error))

@@ -11,7 +11,8 @@
 namespace fhelium {
 
 // Throws InvalidArgument when `target` cannot be written: its directory is
-// missing, not a directory or not writable, or `target` is a directory.
+// missing, not a directory or not writable, or `target` exists and is not
+// a regular file (a directory, a device, a FIFO).
 // Call before any long work so that bad paths fail first.
 void check_output_path(const std::filesystem::path& target);
 

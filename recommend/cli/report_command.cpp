@@ -4,6 +4,7 @@
 // files, optionally the policy file and the evidence archive.
 // Every input is read and every output path checked before anything is
 // written; each file is then written atomically.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -56,6 +57,35 @@ void check_policy_path(const std::filesystem::path& policy, const std::filesyste
   check_output_path(policy);
 }
 
+std::filesystem::path canonical_path(const std::filesystem::path& path) {
+  std::error_code error;
+  const auto canonical = std::filesystem::weakly_canonical(path, error);
+  return error ? path.lexically_normal() : canonical;
+}
+
+// No input given twice (it would be two columns of one run), and no output
+// over an input or over another output: the policy file must not replace
+// an evidence or profile file, the report's own files or its archive.
+void check_distinct_paths(const ReportCommandOptions& options, const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& list : {options.inputs, options.profiles}) {
+    for (const auto& input : list) {
+      const auto path = canonical_path(input);
+      if (std::find(inputs.begin(), inputs.end(), path) != inputs.end())
+        throw fhe::InvalidArgument("input " + input + " is given twice");
+      inputs.push_back(path);
+    }
+  }
+  if (options.policy.empty()) return;
+  const auto policy = canonical_path(options.policy);
+  const auto out = canonical_path(dir);
+  const bool report_file = policy == out / "report.md" || policy == out / "report.html" ||
+                           (options.archive && (policy == out / "manifest.json" ||
+                                                policy.parent_path() == out / "evidence"));
+  if (report_file || std::find(inputs.begin(), inputs.end(), policy) != inputs.end())
+    throw fhe::InvalidArgument("policy path " + options.policy + " would replace an input or one of the report's files");
+}
+
 void create_output_dir(const std::filesystem::path& dir) {
   std::error_code error;
   if (std::filesystem::exists(dir, error)) return;
@@ -69,6 +99,7 @@ void run_report(const ReportCommandOptions& options, const std::vector<std::stri
   std::vector<LoadedProfile> profiles =
       load_profile_files(std::vector<std::filesystem::path>(options.profiles.begin(), options.profiles.end()));
   const std::filesystem::path dir = options.output;
+  check_distinct_paths(options, dir);
   check_output_dir(dir);
   if (!options.policy.empty()) check_policy_path(options.policy, dir);
 

@@ -1,5 +1,6 @@
 // Atomic output: whole or absent, including on errors and signals.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,19 @@ TEST(AtomicFile, BadDirectoriesAreInvalidArguments) {
   EXPECT_THROW(write_file_atomically(dir.path() / "missing" / "out.json", [](std::ostream&) {}),
                fhe::InvalidArgument);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"plain"});
+}
+
+// A FIFO (or a device such as /dev/null) is refused, not replaced by a
+// regular file.
+TEST(AtomicFile, AnOutputThatIsNotARegularFileIsRefused) {
+  test::TempDir dir;
+  const auto fifo = dir.path() / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(check_output_path(fifo), fhe::InvalidArgument);
+  EXPECT_THROW(write_file_atomically(fifo, [](std::ostream& out) { out << "x"; }), fhe::InvalidArgument);
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  EXPECT_THROW(check_output_path("/dev/null"), fhe::InvalidArgument);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"fifo"});
 }
 
 TEST(AtomicFile, InterruptDuringTheWriteRemovesTheTemporaryFile) {

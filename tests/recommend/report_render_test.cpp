@@ -150,5 +150,28 @@ TEST_F(H200Report, BadInputExitsTwoAndWritesNothing) {
   EXPECT_EQ(run("report --output " + out.string(), &err), 2);  // no evidence file
 }
 
+// The policy file may replace neither an input nor one of the report's
+// files, and no input may be given twice.
+TEST_F(H200Report, CollidingPathsExitTwoAndWriteNothing) {
+  const auto out = dir_.path() / "out";
+  const std::string kernel_sha = sha256_file_hex(kernel_);
+  std::string err;
+  EXPECT_EQ(run("report " + kernel_.string() + " --output " + out.string() + " --emit-policy " + kernel_.string(),
+                &err),
+            2);
+  EXPECT_NE(err.find("would replace an input"), std::string::npos) << err;
+  for (const std::string& name : {"report.md", "report.html", "manifest.json", "evidence/p.json"}) {
+    EXPECT_EQ(run("report " + kernel_.string() + " --archive --output " + out.string() + " --emit-policy " +
+                      (out / name).string(),
+                  &err),
+              2)
+        << name;
+  }
+  EXPECT_EQ(run("report " + kernel_.string() + " " + kernel_.string() + " --output " + out.string(), &err), 2);
+  EXPECT_NE(err.find("is given twice"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(sha256_file_hex(kernel_), kernel_sha);
+}
+
 }  // namespace
 }  // namespace fhelium
