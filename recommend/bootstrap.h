@@ -32,6 +32,8 @@ struct BootstrapResult {
 };
 
 inline constexpr int kDefaultBootstrapReplicates = 2000;
+// The most an evidence file may ask a rescore for (10x the default's time).
+inline constexpr int kMaxBootstrapReplicates = 20000;
 
 BootstrapResult bootstrap_scores(const MeasurementGrid& grid, std::span<const double> weights,
                                  std::size_t winner, int replicates, std::uint64_t seed);

@@ -89,6 +89,36 @@ bool is_seed(const json& object, const char* key) {
   return value.is_number_unsigned() || (value.is_number_integer() && value.get<long long>() >= 0);
 }
 
+// The recommender's exit-1 file: no evidence, every backend failed the gate.
+bool all_failed(const json& document) {
+  if (!document.contains("correctness") || !document["correctness"].is_array() || document["correctness"].empty())
+    return false;
+  return std::all_of(document["correctness"].begin(), document["correctness"].end(),
+                     [](const json& record) { return record.is_object() && record.value("passed", true) == false; });
+}
+
+// A file whose samples contradict its own metadata (a sample or a
+// repetition removed) would be scored as a different run without a word.
+void check_counts(const json& metadata, const std::vector<SampleSeries>& series) {
+  if (metadata.contains("runs") && metadata["runs"].is_number_integer()) {
+    const auto runs = static_cast<std::size_t>(metadata["runs"].get<std::int64_t>());
+    for (const SampleSeries& s : series)
+      if (s.samples_ms.size() != runs)
+        bad("metadata.runs is " + std::to_string(runs) + " but " + s.backend + " / " + s.operation +
+            " / repetition " + std::to_string(s.repetition) + " has " + std::to_string(s.samples_ms.size()) +
+            " samples");
+  }
+  if (metadata.contains("repetitions") && metadata["repetitions"].is_number_integer()) {
+    const auto repetitions = static_cast<std::size_t>(metadata["repetitions"].get<std::int64_t>());
+    std::vector<int> seen;
+    for (const SampleSeries& s : series)
+      if (std::find(seen.begin(), seen.end(), s.repetition) == seen.end()) seen.push_back(s.repetition);
+    if (seen.size() != repetitions)
+      bad("metadata.repetitions is " + std::to_string(repetitions) + " but the samples hold " +
+          std::to_string(seen.size()));
+  }
+}
+
 }  // namespace
 
 json series_to_json(const SampleSeries& s) {
@@ -205,6 +235,9 @@ EvidenceInput read_evidence(const json& document) {
   input.device = fhe::parse_device(require_string(metadata, "device", "metadata"));
 
   const json& entries = require(document, "evidence", "the document");
+  if (entries.is_array() && entries.empty() && all_failed(document))
+    bad("every backend failed the correctness gate, so there is nothing to rank; its correctness[] and "
+        "failing-input files say why");
   if (!entries.is_array() || entries.empty()) bad("evidence must be a non-empty array");
   std::vector<std::string> seen_backends, seen_ops;
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -215,6 +248,7 @@ EvidenceInput read_evidence(const json& document) {
       seen_ops.push_back(s.operation);
     input.series.push_back(std::move(s));
   }
+  check_counts(metadata, input.series);
   input.operations = metadata.contains("operations")
                          ? string_list(metadata["operations"], "metadata.operations")
                          : seen_ops;
@@ -252,9 +286,14 @@ EvidenceInput read_evidence(const json& document) {
     const json& bootstrap = analysis["bootstrap"];
     if (is_seed(bootstrap, "seed"))
       input.bootstrap_seed = bootstrap["seed"].get<std::uint64_t>();
-    if (bootstrap.contains("replicates") && bootstrap["replicates"].is_number_integer() &&
-        bootstrap["replicates"].get<int>() >= 1)
-      input.bootstrap_replicates = bootstrap["replicates"].get<int>();
+    if (bootstrap.contains("replicates")) {
+      const json& replicates = bootstrap["replicates"];
+      if (!replicates.is_number_integer() || replicates.get<std::int64_t>() < 1 ||
+          replicates.get<std::int64_t>() > kMaxBootstrapReplicates)
+        bad("analysis.bootstrap.replicates must be an integer in [1, " + std::to_string(kMaxBootstrapReplicates) +
+            "]");
+      input.bootstrap_replicates = replicates.get<int>();
+    }
   }
   return input;
 }

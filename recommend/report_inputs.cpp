@@ -97,23 +97,7 @@ int scope_order(const std::string& suite) {
   return 3;
 }
 
-// A run in which every backend failed the correctness gate has nothing to
-// rank (the recommender exited 1 and kept each one's failing input): said
-// so plainly instead of as a malformed file.
-void refuse_all_failed(const std::filesystem::path& path, const nlohmann::json& document) {
-  const auto evidence = document.find("evidence");
-  const auto correctness = document.find("correctness");
-  if (evidence == document.end() || !evidence->is_array() || !evidence->empty() || correctness == document.end() ||
-      !correctness->is_array() || correctness->empty())
-    return;
-  for (const auto& check : *correctness)
-    if (!check.is_object() || check.value("passed", true)) return;
-  throw fhe::InvalidArgument(path.string() + ": every backend failed the correctness gate, so there is nothing to "
-                             "rank or report; its correctness[] and failing-input files say why");
-}
-
 LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohmann::json document) {
-  refuse_all_failed(path, document);
   LoadedEvidence loaded;
   loaded.path = path;
   try {

@@ -1,6 +1,7 @@
 // Parsing and normalising operation weights.
 #include "recommend/weights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -50,10 +51,13 @@ OperationWeights parse_weights(std::string_view text, const std::vector<std::str
       raw[index] = value;
     }
   }
+  // Scaled by the largest first, so that weights near the double's range
+  // (1e308 each) cannot overflow the sum.
+  const double largest = *std::max_element(raw.begin(), raw.end());
+  if (!(largest > 0.0)) throw fhe::InvalidArgument("operation weights must not all be zero");
   double sum = 0.0;
-  for (double w : raw) sum += w;
-  if (!(sum > 0.0)) throw fhe::InvalidArgument("operation weights must not all be zero");
-  for (double w : raw) weights.normalised.push_back(w / sum);
+  for (double w : raw) sum += w / largest;
+  for (double w : raw) weights.normalised.push_back(w / largest / sum);
   return weights;
 }
 

@@ -83,7 +83,8 @@ void check_distinct_paths(const ReportCommandOptions& options, const std::filesy
                            (options.archive && (policy == out / "manifest.json" ||
                                                 policy.parent_path() == out / "evidence"));
   if (report_file || std::find(inputs.begin(), inputs.end(), policy) != inputs.end())
-    throw fhe::InvalidArgument("policy path " + options.policy + " would replace an input or one of the report's files");
+    throw fhe::InvalidArgument("policy path " + options.policy +
+                               " would replace an input or one of the report's files");
 }
 
 void create_output_dir(const std::filesystem::path& dir) {

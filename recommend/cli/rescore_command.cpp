@@ -1,7 +1,6 @@
 // `fhelium benchmark rescore FILE.json`: recompute the scores and the
 // decision of archived evidence (other weights, other policy) without
 // running anything.
-#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "recommend/document_scoring.h"
 #include "recommend/provenance.h"
 #include "recommend/ranked_table.h"
+#include "recommend/report_inputs.h"
 
 namespace fhelium::cli {
 namespace {
@@ -22,16 +22,6 @@ struct RescoreOptions {
   std::string policy;
   std::string output;
 };
-
-nlohmann::json load_document(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw fhe::InvalidArgument("cannot read evidence file " + path);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw fhe::InvalidArgument("evidence file " + path + " is not valid JSON: " + e.what());
-  }
-}
 
 }  // namespace
 
@@ -45,12 +35,18 @@ void add_rescore_command(CLI::App& benchmark, const std::vector<std::string>& ar
   command->add_option("--output", options->output, "Write the rescored evidence here");
   command->callback([options, command, argv] {
     if (!options->output.empty()) check_output_path(options->output);
-    nlohmann::json document = load_document(options->input);
+    nlohmann::json document = read_json_file(options->input, "evidence file").document;
     ScoringOverrides overrides;
     if (command->count("--weights") > 0) overrides.weights_text = options->weights;
     if (command->count("--policy") > 0) overrides.policy = options->policy;
-    // Scoring a failed run's document (no rows) is as invalid as any other bad file.
-    score_document(document, overrides);
+    // A failed run's document (no evidence) is as invalid as any other bad file.
+    try {
+      score_document(document, overrides);
+    } catch (const fhe::InvalidArgument& e) {
+      throw fhe::InvalidArgument(options->input + " is not usable evidence: " + e.what());
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
+      throw fhe::InvalidArgument(options->input + " is not usable evidence: " + e.what());
+    }
     document["rescore"] = {{"source", options->input},
                            {"argv", argv},
                            {"time_utc", utc_now_iso8601()},

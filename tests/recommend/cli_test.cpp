@@ -175,11 +175,13 @@ TEST_F(RecommendCli, RescoreRejectsInvalidEvidence) {
   for (const auto& [file, expected] :
        std::vector<std::pair<std::string, std::string>>{{not_json.string(), "is not valid JSON"},
                                                         {no_evidence.string(), "lacks 'evidence'"},
-                                                        {(dir_.path() / "none.json").string(), "cannot read"}}) {
+                                                        {(dir_.path() / "none.json").string(), "cannot read"},
+                                                        {dir_.path().string(), "a directory"}}) {
     const Outcome outcome = run("benchmark rescore " + file + " --output " + output_.string());
     EXPECT_EQ(outcome.exit_code, 2) << file;
     EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
     EXPECT_NE(outcome.err.find(expected), std::string::npos) << outcome.err;
+    EXPECT_NE(outcome.err.find(file), std::string::npos) << outcome.err;  // each error names its file
     EXPECT_FALSE(std::filesystem::exists(output_));
   }
 }

@@ -120,6 +120,27 @@ TEST(Evidence, InvalidDocumentsNameTheProblem) {
   EXPECT_NE(message(doc).find("evidence lacks radix16_compact / inverse_ntt / repetition 1"), std::string::npos);
   nlohmann::json weights = three_backend_document();
   EXPECT_THROW(score_document(weights, {.weights_text = "rotate=2"}), fhe::InvalidArgument);
+
+  // Samples that contradict the file's own counts, an unbounded bootstrap,
+  // and the recommender's file of a run whose every backend failed.
+  nlohmann::json counted = three_backend_document();
+  counted["metadata"]["runs"] = 10;
+  counted["metadata"]["repetitions"] = 3;
+  EXPECT_EQ(message(counted), "no error");
+  nlohmann::json short_series = counted;
+  short_series["evidence"][2]["samples_ms"].erase(short_series["evidence"][2]["samples_ms"].begin());
+  EXPECT_EQ(message(short_series),
+            "not valid evidence: metadata.runs is 10 but radix16_compact / roundtrip / repetition 0 has 9 samples");
+  nlohmann::json fewer_repetitions = counted;
+  fewer_repetitions["metadata"]["repetitions"] = 4;
+  EXPECT_EQ(message(fewer_repetitions), "not valid evidence: metadata.repetitions is 4 but the samples hold 3");
+  nlohmann::json replicates = counted;
+  replicates["analysis"] = {{"bootstrap", {{"replicates", 1000000000}}}};
+  EXPECT_EQ(message(replicates), "not valid evidence: analysis.bootstrap.replicates must be an integer in [1, 20000]");
+  nlohmann::json all_failed = counted;
+  all_failed["evidence"] = nlohmann::json::array();
+  all_failed["correctness"] = {{{"backend", "radix16_compact"}, {"passed", false}}};
+  EXPECT_EQ(message(all_failed).find("not valid evidence: every backend failed the correctness gate"), 0u);
 }
 
 }  // namespace

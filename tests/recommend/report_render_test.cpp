@@ -129,7 +129,10 @@ TEST_F(H200Report, BadInputExitsTwoAndWritesNothing) {
   failed["correctness"] = {{{"backend", "radix16_compact"}, {"passed", false}, {"summary", "forward MISMATCH"}}};
   write_json(dir_.path() / "failed.json", failed);
   EXPECT_EQ(run("report " + (dir_.path() / "failed.json").string() + " --output " + out.string(), &err), 2);
-  EXPECT_NE(err.find("failed.json: every backend failed the correctness gate"), std::string::npos) << err;
+  EXPECT_NE(err.find("failed.json is not usable evidence: not valid evidence: every backend failed the "
+                     "correctness gate"),
+            std::string::npos)
+      << err;
   EXPECT_FALSE(std::filesystem::exists(out));
   // Output under a regular file, and a policy in a missing directory.
   EXPECT_EQ(run("report " + kernel_.string() + " --output " + (kernel_ / "out").string(), &err), 2);

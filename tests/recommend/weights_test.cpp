@@ -23,6 +23,15 @@ TEST(Weights, UnnamedOperationsKeepOneAndAllAreNormalised) {
   EXPECT_DOUBLE_EQ(w.normalised[2], 3.0 / 8.0);
 }
 
+TEST(Weights, HugeWeightsDoNotOverflowTheirSum) {
+  const auto w = parse_weights("encrypt_message=1e308,rotate_with_key=1e308", kOps);
+  ASSERT_EQ(w.normalised.size(), 3u);  // the unnamed third keeps 1, negligible beside the two
+  EXPECT_DOUBLE_EQ(w.normalised[0], 0.5);
+  EXPECT_DOUBLE_EQ(w.normalised[1], 0.5);
+  EXPECT_GE(w.normalised[2], 0.0);
+  EXPECT_LT(w.normalised[2], 1e-300);
+}
+
 TEST(Weights, RejectsBadText) {
   EXPECT_THROW(parse_weights("nope=1", kOps), fhe::InvalidArgument);
   EXPECT_THROW(parse_weights("rotate_with_key=1,rotate_with_key=2", kOps), fhe::InvalidArgument);
