@@ -22,33 +22,36 @@ fhe::DeviceSpec resolve_device(const std::string& text) {
 }
 
 // Default: every compatible backend, except the expanded-table oracle on
-// CUDA (deployments there compare the compact candidates).
+// CUDA (deployments there compare the compact candidates); the strict
+// radices the preset's logN excludes are recorded as rejected with their
+// reason. A backend named with --backend must fit the preset: an
+// incompatible one is bad input, as in `ntt verify`.
 void resolve_backends(const RecommendOptions& options, const fhe::Preset& preset,
                       const fhe::DeviceSpec& device, RecommendPlan& plan) {
   if (options.backends.empty()) {
     for (const fhe::ntt::BackendInfo& backend : fhe::ntt::all_backends()) {
       if (device.kind == fhe::DeviceKind::cuda && backend.name == fhe::ntt::kOracleBackend) continue;
-      if (fhe::ntt::compatibility(backend, preset.log_n).compatible)
+      const fhe::ntt::Compatibility check = fhe::ntt::compatibility(backend, preset.log_n);
+      if (check.compatible) {
         plan.backends.emplace_back(backend.name);
+      } else {
+        plan.rejected.push_back({std::string(backend.name), check.reason});
+      }
     }
   } else {
     for (const std::string& name : options.backends) {
       const fhe::ntt::BackendInfo& backend = fhe::ntt::backend_info(name);  // unknown: throws
       if (std::find(plan.backends.begin(), plan.backends.end(), name) != plan.backends.end()) continue;
       const fhe::ntt::Compatibility check = fhe::ntt::compatibility(backend, preset.log_n);
-      if (check.compatible) {
-        plan.backends.push_back(name);
-      } else if (std::none_of(plan.rejected.begin(), plan.rejected.end(),
-                              [&](const RejectedBackend& r) { return r.backend == name; })) {
-        plan.rejected.push_back({name, check.reason});
-      }
+      if (!check.compatible)
+        throw fhe::InvalidArgument("backend " + name + " does not fit preset " + preset.name + ": " + check.reason);
+      plan.backends.push_back(name);
     }
   }
   if (plan.backends.size() < 2) {
-    std::string why = std::to_string(plan.backends.size()) + " compatible backend(s)";
-    for (const RejectedBackend& r : plan.rejected) why += "; " + r.backend + " rejected: " + r.reason;
     throw fhe::InvalidArgument("a recommendation needs at least 2 unique compatible backends for preset " +
-                               preset.name + " (logN " + std::to_string(preset.log_n) + "), got " + why);
+                               preset.name + " (logN " + std::to_string(preset.log_n) + "), got " +
+                               std::to_string(plan.backends.size()));
   }
 }
 

@@ -26,6 +26,11 @@ void add_report_command(CLI::App& app, const std::vector<std::string>& argv);  /
 // `workload` with `matvec` and `keyswitch`.
 void add_workload_commands(CLI::App& app);
 
+// Every integer option of `app` and its subcommands (CLI11's INT and UINT
+// types) takes only plain decimal numbers that fit 64 bits; call after all
+// commands are added.
+void require_decimal_integers(CLI::App& app);
+
 // Thrown by a command to end with a given exit status after printing its
 // own report (for example 1 when verification found a mismatch).
 struct CommandExit {

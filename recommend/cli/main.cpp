@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   fhelium::cli::add_benchmark_commands(app, std::vector<std::string>(argv, argv + argc));
   fhelium::cli::add_workload_commands(app);
   fhelium::cli::add_report_command(app, std::vector<std::string>(argv, argv + argc));
+  fhelium::cli::require_decimal_integers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

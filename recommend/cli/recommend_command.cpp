@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "fhe/core/device.h"
 #include "recommend/cli/commands.h"
 #include "recommend/ranked_table.h"
 #include "recommend/recommend_request.h"
@@ -76,6 +77,8 @@ void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& 
   add_application_options(*command, options->application);
   command->callback([options, seed, command, argv] {
     if (command->count("--seed") > 0) options->seed = *seed;
+    // An empty --device is a typo, not a request for the default device.
+    if (command->count("--device") > 0 && options->device.empty()) fhe::parse_device(options->device);
     for (const auto* names : {&kMatvecOptionNames, &kKeySwitchOptionNames})
       for (const std::string& name : *names)
         if (command->count(name) > 0) options->application.given.push_back(name);

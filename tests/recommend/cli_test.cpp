@@ -68,9 +68,14 @@ TEST_F(RecommendCli, BadNamesAreRejected) {
 TEST_F(RecommendCli, TooFewBackendsAndBadCountsAreRejected) {
   expect_rejected(recommend_args({}, "--backend radix2_indexed"), "at least 2 unique compatible backends");
   expect_rejected(recommend_args({}, "--backend radix2_indexed --backend radix2_indexed"), "at least 2 unique");
-  // logN 11: strict radix 4 is incompatible, leaving one backend.
-  expect_rejected(recommend_args({}, "--backend radix2_indexed --backend radix4_compact"),
-                  "radix4_compact rejected");
+  // logN 11: strict radix 4 is incompatible; named, it is bad input.
+  expect_rejected(recommend_args({}, "--backend radix2_indexed --backend radix4_compact --backend radix8_compact"),
+                  "backend radix4_compact does not fit preset test-slots1024-scale40-levels4-int64");
+  expect_rejected(recommend_args({{"--device", "''"}}), "invalid device ''");
+  // Integers are plain decimals within 64 bits: no wrap-around, octal or hexadecimal.
+  for (const std::string& seed : {"-1", "99999999999999999999999", "''", "0x10", "010"})
+    expect_rejected(recommend_args({{"--seed", seed}}), "--seed: '");
+  expect_rejected(recommend_args({{"--runs", "010"}}), "--runs: '010' is not a plain decimal number");
   expect_rejected(recommend_args({{"--runs", "0"}}), "--runs must be >= 1");
   expect_rejected(recommend_args({{"--repetitions", "0"}}), "--repetitions must be >= 1");
   expect_rejected(recommend_args({{"--warmup", "-1"}}), "--warmup must be >= 0");
