@@ -97,21 +97,18 @@ ApplicationPlan plan_application(const ApplicationWorkload& workload, const fhe:
   plan.per_backend = application_memory_plan(preset, workload, device.kind);
   plan.backends_held = backends;
   plan.device_memory = available_device_memory(device);
-  // Each backend may use its share of the free memory; the refusal speaks
-  // of that share so that its suggestion (a smaller hoist or dimension)
-  // holds for the whole run. The matvec's keys are one copy for all
-  // backends (adopt_keys and shared device keys), so each backend sees them
-  // whole plus its share of the rest.
+  // The backends are held at once. The matvec's keys are one copy for all
+  // of them (adopt_keys and shared device keys), the rest is each one's; the
+  // refusal's suggestion is checked the same way, so it holds for the run.
   const std::size_t held = std::max<std::size_t>(backends, 1);
   const std::size_t available = plan.device_memory.available_bytes;
   const std::string held_text = " (" + std::to_string(backends) + " backends are held at once)";
   if (workload.kind == ApplicationWorkloadKind::matvec) {
     plan.shared_bytes = plan.per_backend.bytes_of("keys");
-    const std::size_t rest = available > plan.shared_bytes ? available - plan.shared_bytes : 0;
-    const std::size_t share = std::min(available, plan.shared_bytes + rest / held);
-    fhe::workloads::require_fits(preset, workload.matvec, device.kind, share,
-                                 plan.device_memory.description + " holding one shared key set and a 1/" +
-                                     std::to_string(backends) + " share of the rest" + held_text);
+    fhe::workloads::require_fits(preset, workload.matvec, device.kind, available,
+                                 plan.device_memory.description + " holding one shared key set and " +
+                                     std::to_string(backends) + " copies of the rest" + held_text,
+                                 held);
   } else {
     const std::size_t share = available / held;
     const std::string holder = "a 1/" + std::to_string(backends) + " share of " + plan.device_memory.description +

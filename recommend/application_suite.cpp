@@ -54,7 +54,8 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
   const std::string rescales =
       lazy ? "every product summed over the extended rows QP, then one ModDown and rescale (one division by P q_0)"
       : c.policy == fhe::workloads::DiagonalPolicy::batch
-          ? "one rescale per " + std::to_string(c.batch) + " summed products"
+          ? "one rescale per " + std::to_string(c.batch) + " summed products of " +
+                (c.method == MatvecMethod::bsgs ? "an inner sum" : "a worker") + ", and one for the rest"
           : "one rescale per product";
   const std::string launch = !cuda ? "the whole "
                              : graph ? "one replay of the captured CUDA graph of the whole "

@@ -110,6 +110,13 @@ void check_output_path(const std::filesystem::path& target) {
     throw fhe::InvalidArgument("output directory " + dir.string() + " is not a directory");
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw fhe::InvalidArgument("output directory " + dir.string() + " is not writable");
+  // access() answers yes for root where creating a file still fails (/proc):
+  // create and remove a probe now rather than lose a whole run's samples.
+  std::string probe = (dir / ".fhelium-probe-XXXXXX").string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) throw fhe::InvalidArgument(system_error("cannot create a file in output directory", dir));
+  close(fd);
+  unlink(probe.c_str());
 }
 
 void write_file_atomically(const std::filesystem::path& target,

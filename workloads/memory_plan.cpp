@@ -90,7 +90,9 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
   // logN 16.
   const std::size_t ciphertext = ciphertext_bytes(preset, 0);
   const std::size_t extended = 2 * extended_part_bytes;
-  const std::size_t chunk = !bsgs && !lazy ? static_cast<std::size_t>(std::min(config.hoist, config.dim)) : 0;
+  // A worker's chunk: at most its share of the d diagonals (CudaMatvec).
+  const std::size_t share = (static_cast<std::size_t>(config.dim) + workers - 1) / workers;
+  const std::size_t chunk = !bsgs && !lazy ? std::min(static_cast<std::size_t>(config.hoist), share) : 0;
   const std::size_t extended_sums = lazy ? 1 + static_cast<std::size_t>(lazy_bsgs_inner_sums(config)) : 0;
   const std::size_t per_worker = cuda_workspace_words(preset).total() * 8 +
                                  (chunk + 4 + (bsgs ? 2 : 0)) * ciphertext + extended_sums * extended;
@@ -133,36 +135,50 @@ void require_plan_fits(const Preset& preset, const MemoryPlan& plan, const std::
     throw DeviceError(refusal(preset, plan, what, available_bytes, device_name));
 }
 
+bool fits(const MemoryPlan& plan, std::size_t available_bytes, std::size_t copies) {
+  const std::size_t keys = plan.bytes_of("keys");
+  const std::size_t each = (available_bytes - std::min(keys, available_bytes)) / std::max<std::size_t>(copies, 1);
+  return keys <= available_bytes && plan.total_bytes() - keys <= each;
+}
+
 void require_fits(const Preset& preset, const MatvecConfig& config, DeviceKind device, std::size_t available_bytes,
-                  const std::string& device_name) {
+                  const std::string& device_name, std::size_t copies) {
   const MemoryPlan plan = plan_matvec_memory(preset, config, device);
-  if (plan.total_bytes() <= available_bytes) return;
-  // Largest hoist that fits at this dimension, else the largest dimension.
+  if (fits(plan, available_bytes, copies)) return;
+  const auto fitting = [&](const MatvecConfig& smaller) {
+    return fits(plan_matvec_memory(preset, smaller, device), available_bytes, copies);
+  };
+  // The problem kept as long as possible: fewer workers, then a smaller
+  // hoist, then a smaller dimension.
   std::string suggestion;
-  for (MatvecConfig smaller = config; smaller.hoist > 1;) {
+  for (MatvecConfig fewer = config; suggestion.empty() && fewer.workers > 1;) {
+    fewer.workers /= 2;
+    if (fitting(fewer)) suggestion = "--workers " + std::to_string(fewer.workers);
+  }
+  for (MatvecConfig smaller = config; suggestion.empty() && smaller.hoist > 1;) {
     smaller.hoist /= 2;
-    if (plan_matvec_memory(preset, smaller, device).total_bytes() <= available_bytes) {
-      suggestion = "--hoist " + std::to_string(smaller.hoist);
-      break;
+    if (fitting(smaller)) suggestion = "--hoist " + std::to_string(smaller.hoist);
+  }
+  for (MatvecConfig smaller = config; suggestion.empty() && smaller.dim > 2;) {
+    smaller.dim /= 2;
+    smaller.hoist = std::min(smaller.hoist, smaller.dim);
+    // An explicit g stays valid (at most d), and the workers at most the
+    // partitioned steps, at the smaller dimension.
+    smaller.baby_steps = std::min(smaller.baby_steps, smaller.dim);
+    smaller.workers = 1;
+    if (fitting(smaller)) {
+      suggestion = "--dim " + std::to_string(smaller.dim) + " --hoist " + std::to_string(smaller.hoist);
+      if (smaller.baby_steps != config.baby_steps) suggestion += " --baby-steps " + std::to_string(smaller.baby_steps);
+      if (config.workers != 1) suggestion += " --workers 1";
     }
   }
   if (suggestion.empty()) {
-    for (MatvecConfig smaller = config; smaller.dim > 2;) {
-      smaller.dim /= 2;
-      smaller.hoist = std::min(smaller.hoist, smaller.dim);
-      // An explicit g stays valid (at most d) at the smaller dimension.
-      smaller.baby_steps = std::min(smaller.baby_steps, smaller.dim);
-      if (plan_matvec_memory(preset, smaller, device).total_bytes() <= available_bytes) {
-        suggestion = "--dim " + std::to_string(smaller.dim) + " --hoist " + std::to_string(smaller.hoist);
-        if (smaller.baby_steps != config.baby_steps)
-          suggestion += " --baby-steps " + std::to_string(smaller.baby_steps);
-        break;
-      }
-    }
+    suggestion = plan.bytes_of("keys") > available_bytes
+                     ? "none (the keys alone exceed it)"
+                     : "none with fewer workers, a smaller hoist or a smaller dimension";
   }
   const std::string what = "matvec " + std::to_string(config.dim) + "x" + std::to_string(config.dim);
-  throw DeviceError(refusal(preset, plan, what, available_bytes, device_name) + "; largest that fits: " +
-                    (suggestion.empty() ? "none (the keys alone exceed it)" : suggestion));
+  throw DeviceError(refusal(preset, plan, what, available_bytes, device_name) + "; largest that fits: " + suggestion);
 }
 
 }  // namespace fhe::workloads

@@ -52,11 +52,16 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
 // rows and the output ciphertext).
 MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels, DeviceKind device);
 
-// Throws DeviceError when `plan` exceeds `available_bytes`, naming what is
-// needed, what is free and the largest hoist (and, failing that, dimension)
-// of `config` that would fit.
+// Whether `copies` holders of `plan` fit `available_bytes`, its keys one
+// copy for all of them (backends held at once share one device key set)
+// and the rest each one's.
+bool fits(const MemoryPlan& plan, std::size_t available_bytes, std::size_t copies = 1);
+
+// Throws DeviceError when `config`'s plan does not fit (as `fits`), naming
+// what is needed, what is free and the largest configuration that fits:
+// fewer workers, else a smaller hoist, else a smaller dimension.
 void require_fits(const Preset& preset, const MatvecConfig& config, DeviceKind device, std::size_t available_bytes,
-                  const std::string& device_name);
+                  const std::string& device_name, std::size_t copies = 1);
 // The same refusal for any plan, without a suggestion: "<what> at <preset>
 // needs <summary> but <device_name> has <free> free".
 void require_plan_fits(const Preset& preset, const MemoryPlan& plan, const std::string& what,

@@ -91,6 +91,7 @@ void report_keyswitch(const KeySwitchOptions& options, const fhe::CkksEngine& en
                           {"rotation_step", options.rotation_step},
                           {"memory_bytes", plan.total_bytes()},
                           {"memory_plan", plan.summary()},
+                          {"run", run_json(options.common)},
                           {"timing", timing},
                           {"operations", rows}};
     if (cuda) out["graph"] = graph ? "on" : "off";

@@ -71,6 +71,7 @@ nlohmann::json matvec_json(const MatvecOptions& options, const std::string& devi
           {"rotations", fhe::workloads::matvec_rotation_count(options.config)},
           {"memory_bytes", plan.total_bytes()},
           {"memory_plan", plan.summary()},
+          {"run", run_json(options.common)},
           {"build", build_json()}};
 }
 

@@ -24,6 +24,10 @@ nlohmann::json build_json() {
   return {{"version", build.version}, {"git_commit", build.git_commit}, {"git_dirty", build.git_dirty}};
 }
 
+nlohmann::json run_json(const CommonOptions& options) {
+  return {{"seed", options.seed}, {"warmup", options.warmup}, {"runs", options.runs}};
+}
+
 void validate_counts(const CommonOptions& options) {
   if (options.warmup < 0) throw fhe::InvalidArgument("--warmup must not be negative");
   if (options.runs < 1) throw fhe::InvalidArgument("--runs must be at least 1");

@@ -29,6 +29,8 @@ void add_common_options(CLI::App& command, CommonOptions& options);
 void validate_counts(const CommonOptions& options);
 // version, git_commit and git_dirty of this build, for the --json outputs.
 nlohmann::json build_json();
+// seed, warmup and runs, so a --json output says how to run it again.
+nlohmann::json run_json(const CommonOptions& options);
 std::unique_ptr<fhe::CkksEngine> make_engine(const CommonOptions& options);
 
 // Host wall-clock samples of `run` (warm-up first): the CPU path's timer.

@@ -192,10 +192,11 @@ TEST(ApplicationSuite, MatvecDiagonalAndBsgsRankBackendsAndAgree) {
             0u)
       << includes;
   EXPECT_NE(includes.find("15 rotations hoisted in chunks of 8"), std::string::npos) << includes;
-  EXPECT_NE(includes.find("one rescale per 4 summed products"), std::string::npos) << includes;
+  EXPECT_NE(includes.find("one rescale per 4 summed products of a worker"), std::string::npos) << includes;
   const std::string bsgs_includes = bsgs["metadata"]["timed_boundary"]["includes"][0];
   EXPECT_NE(bsgs_includes.find("3 baby-step rotations"), std::string::npos) << bsgs_includes;
   EXPECT_NE(bsgs_includes.find("3 giant-step rotations"), std::string::npos) << bsgs_includes;
+  EXPECT_NE(bsgs_includes.find("summed products of an inner sum"), std::string::npos) << bsgs_includes;
   const std::string excludes = meta["timed_boundary"]["excludes"].dump();
   for (const char* part : {"key generation", "encoding of the 16 diagonals", "encryption of the input",
                            "decryption and the error check"})

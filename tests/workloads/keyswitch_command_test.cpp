@@ -37,6 +37,8 @@ TEST(KeySwitchCommand, BadInputIsOneLineAndExitCodeTwo) {
   expect_rejected("--levels 0,6", "level 6 is outside [0, 5] for a key-switch workload");
   expect_rejected("--levels -1", "level -1 is outside [0, 5]");
   expect_rejected("--step 2048", "rotation step 2048 is a multiple of the 2048 slots");
+  expect_rejected("--step 2049", "rotation step 2049 is outside the 2048 slots (it acts as 1)");
+  expect_rejected("--step -4097", "rotation step -4097 is outside the 2048 slots (it acts as -1)");
   expect_rejected("--graph on --device cpu", "--graph on needs a CUDA device");
   expect_rejected("--graph maybe", "--graph must be 'on' or 'off', got 'maybe'");
   expect_rejected("--device cuda:99", "cuda:99");

@@ -39,6 +39,7 @@ TEST(MatvecCommand, LazyModDownRunMeetsTheToleranceAndRecordsTheBuild) {
   EXPECT_LE(out["max_abs_error"].get<double>(), 5e-5);
   EXPECT_FALSE(out["build"]["git_commit"].get<std::string>().empty());
   EXPECT_TRUE(out["build"]["git_dirty"].is_boolean());
+  EXPECT_EQ(out["run"], (nlohmann::json{{"seed", 1}, {"warmup", 0}, {"runs", 1}}));  // the default seed
   // QP-encoded diagonals: the plan counts them over the extended rows.
   EXPECT_NE(out["memory_plan"].get<std::string>().find("diagonals"), std::string::npos);
 }

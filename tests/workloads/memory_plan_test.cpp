@@ -168,6 +168,27 @@ TEST(MemoryPlan, SmallerDimensionSuggestionKeepsTheBabyStepsValid) {
   }
 }
 
+// Too many workers: the suggestion is fewer of them, not a smaller problem,
+// and it accounts for backends held at once (keys shared, the rest each's).
+TEST(MemoryPlan, SuggestionsTryFewerWorkersFirstAndHoldForEveryCopy) {
+  const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
+  const MatvecConfig config{.dim = 128, .hoist = 64, .workers = 8};
+  MatvecConfig two = config;
+  two.workers = 2;
+  const MemoryPlan fitting = plan_matvec_memory(preset, two, fhe::DeviceKind::cuda);
+  const std::size_t keys = fitting.bytes_of("keys");
+  for (const std::size_t copies : {1u, 3u}) {
+    const std::size_t available = keys + copies * (fitting.total_bytes() - keys);
+    EXPECT_TRUE(fits(fitting, available, copies));
+    try {
+      require_fits(preset, config, fhe::DeviceKind::cuda, available, "cuda:0", copies);
+      FAIL() << "expected a refusal";
+    } catch (const fhe::DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("largest that fits: --workers 2"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(MemoryPlan, RefusalNamesTheLargestConfigurationThatFits) {
   const auto& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   const MatvecConfig config{.dim = 128, .hoist = 64};
@@ -185,7 +206,7 @@ TEST(MemoryPlan, RefusalNamesTheLargestConfigurationThatFits) {
     require_fits(preset, config, fhe::DeviceKind::cuda, 1 << 20, "cuda:0");
     FAIL();
   } catch (const fhe::DeviceError& e) {
-    EXPECT_NE(std::string(e.what()).find("none"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("none (the keys alone exceed it)"), std::string::npos) << e.what();
   }
 }
 

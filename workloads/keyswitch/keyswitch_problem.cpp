@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "fhe/core/error.h"
@@ -49,10 +50,18 @@ std::vector<int> parse_levels(std::string_view text, int levels) {
 }
 
 void check_rotation_step(int step, std::size_t slots) {
-  if (step % static_cast<long long>(slots) != 0) return;
-  throw InvalidArgument("rotation step " + std::to_string(step) + " is a multiple of the " +
-                        std::to_string(slots) + " slots (no key switch); use a step in 1.." +
-                        std::to_string(slots - 1) + " or its negative");
+  const auto n = static_cast<long long>(slots);
+  const std::string range = "use a step in 1.." + std::to_string(slots - 1) + " or its negative";
+  if (step % n == 0) {
+    throw InvalidArgument("rotation step " + std::to_string(step) + " is a multiple of the " + std::to_string(slots) +
+                          " slots (no key switch); " + range);
+  }
+  // A step acts modulo the slots; a larger one would be recorded as asked
+  // for while another is timed.
+  if (std::llabs(step) >= n) {
+    throw InvalidArgument("rotation step " + std::to_string(step) + " is outside the " + std::to_string(slots) +
+                          " slots (it acts as " + std::to_string(step % n) + "); " + range);
+  }
 }
 
 void KeySwitchProblem::require_keys(const CkksEngine& engine, int rotation_step) {
