@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "fhe/core/device.h"
+#include "recommend/atomic_file.h"
 #include "recommend/cli/commands.h"
 #include "recommend/ranked_table.h"
 #include "recommend/recommend_request.h"
@@ -79,6 +80,7 @@ void add_recommend_command(CLI::App& benchmark, const std::vector<std::string>& 
     if (command->count("--seed") > 0) options->seed = *seed;
     // An empty --device is a typo, not a request for the default device.
     if (command->count("--device") > 0 && options->device.empty()) fhe::parse_device(options->device);
+    if (command->count("--output") > 0) check_output_path(options->output);  // "" is refused, not the default
     for (const auto* names : {&kMatvecOptionNames, &kKeySwitchOptionNames})
       for (const std::string& name : *names)
         if (command->count(name) > 0) options->application.given.push_back(name);

@@ -34,7 +34,7 @@ void add_rescore_command(CLI::App& benchmark, const std::vector<std::string>& ar
   command->add_option("--policy", options->policy, "documented or strict (default: the file's)");
   command->add_option("--output", options->output, "Write the rescored evidence here");
   command->callback([options, command, argv] {
-    if (!options->output.empty()) check_output_path(options->output);
+    if (command->count("--output") > 0) check_output_path(options->output);  // "" is refused
     nlohmann::json document = read_json_file(options->input, "evidence file").document;
     ScoringOverrides overrides;
     if (command->count("--weights") > 0) overrides.weights_text = options->weights;
@@ -53,7 +53,7 @@ void add_rescore_command(CLI::App& benchmark, const std::vector<std::string>& ar
                            {"weights_text", document["analysis"]["scoring"]["weights_text"]},
                            {"policy", document["analysis"]["scoring"]["policy"]}};
     print_ranked_table(std::cout, document);
-    if (!options->output.empty()) {
+    if (command->count("--output") > 0) {
       write_file_atomically(options->output,
                             [&](std::ostream& out) { out << document.dump(2) << '\n'; });
       std::cout << "rescored evidence: " << options->output << '\n';

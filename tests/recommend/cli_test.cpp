@@ -72,6 +72,7 @@ TEST_F(RecommendCli, TooFewBackendsAndBadCountsAreRejected) {
   expect_rejected(recommend_args({}, "--backend radix2_indexed --backend radix4_compact --backend radix8_compact"),
                   "backend radix4_compact does not fit preset test-slots1024-scale40-levels4-int64");
   expect_rejected(recommend_args({{"--device", "''"}}), "invalid device ''");
+  expect_rejected(recommend_args({{"--output", "''"}}), "output path is empty");
   // Integers are plain decimals within 64 bits: no wrap-around, octal or hexadecimal.
   for (const std::string& seed : {"-1", "99999999999999999999999", "''", "0x10", "010"})
     expect_rejected(recommend_args({{"--seed", seed}}), "--seed: '");
