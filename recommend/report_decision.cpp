@@ -108,16 +108,15 @@ DeploymentDecision walk_decision(const DeploymentContext& context, bool archived
     step4 = "no near tie in " + out.deciding_scope;
   }
   out.backend = first.recommended_backend;
-  // The fallback can only be kept where every deciding file ranked it: a
-  // backend that failed the correctness gate, or was not screened, has no
-  // evidence to stand on.
-  const auto ranked_everywhere = [&](const std::string& backend) {
-    return std::all_of(deciding.begin(), deciding.end(), [&](const LoadedEvidence* file) {
-      const auto& rows = file->analysis.rows;
-      return std::any_of(rows.begin(), rows.end(), [&](const RankedRow& row) { return row.backend == backend; });
-    });
-  };
-  const bool fallback_ranked = !first.fallback_backend.empty() && ranked_everywhere(first.fallback_backend);
+  // The fallback can be kept only where every deciding file ranked it: one
+  // that failed the correctness gate, or was not screened, has no evidence.
+  const bool fallback_ranked =
+      !first.fallback_backend.empty() &&
+      std::all_of(deciding.begin(), deciding.end(), [&](const LoadedEvidence* file) {
+        const auto& rows = file->analysis.rows;
+        return std::any_of(rows.begin(), rows.end(),
+                           [&](const RankedRow& row) { return row.backend == first.fallback_backend; });
+      });
   if ((unstable || disagree) && out.backend != first.fallback_backend) {
     confidence = Confidence::low;
     step4 += std::string("; ") + (disagree ? "the deciding files recommend different backends"
