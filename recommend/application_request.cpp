@@ -65,6 +65,9 @@ ApplicationWorkload resolve_application_workload(const ApplicationOptions& optio
     config.dim = options.dim;
     config.method = fhe::workloads::parse_method(options.method);
     config.policy = fhe::workloads::parse_policy(options.diagonal_policy);
+    if (contains(options.given, "--batch") && config.policy != fhe::workloads::DiagonalPolicy::batch)
+      throw fhe::InvalidArgument("--batch applies only to --diagonal-policy batch (got --diagonal-policy " +
+                                 options.diagonal_policy + ")");
     config.hoist = options.hoist;
     config.baby_steps = options.baby_steps;
     config.batch = options.batch;

@@ -342,8 +342,8 @@ void add_workload_matvec_command(CLI::App& workload) {
       ->capture_default_str();
   m->add_option("--baby-steps", matvec->config.baby_steps,
                 "bsgs: baby steps g (power of two; default: smallest g with g*g >= d, lazy-moddown: 32 at d = 128)");
-  m->add_option("--batch", matvec->config.batch, "Terms per rescale under --policy batch")
-      ->capture_default_str();
+  auto* batch = m->add_option("--batch", matvec->config.batch, "Terms per rescale under --policy batch")
+                    ->capture_default_str();
   m->add_option("--workers", matvec->config.workers, "Rotation-parallel workers")
       ->capture_default_str();
   m->add_option("--graph", matvec->graph, "on|off: capture into a CUDA graph (CUDA only)");
@@ -353,8 +353,10 @@ void add_workload_matvec_command(CLI::App& workload) {
                       ->capture_default_str();
   auto* rank_fd = m->add_option("--rank-fd", matvec->rank_fd)->group("");  // set by rank 0 only
   auto* device = m->get_option("--device");
-  m->callback([matvec, gpus, timeout, rank_fd, device] {
+  m->callback([matvec, gpus, timeout, rank_fd, device, batch] {
     matvec->config.seed = matvec->common.seed;
+    if (batch->count() > 0 && matvec->policy != "batch")
+      throw fhe::InvalidArgument("--batch applies only to --policy batch (got --policy " + matvec->policy + ")");
     if (rank_fd->count() > 0) {
       run_started_rank(matvec->rank_fd);
     } else if (gpus->count() > 0) {

@@ -96,6 +96,8 @@ TEST_F(RecommendCli, BadApplicationInputIsRejected) {
                   "--baby-steps 6 must be a power of two in [2, 128]");
   expect_rejected(matvec({{"--baby-steps", "8"}}), "--baby-steps applies only to --method bsgs");
   expect_rejected(matvec({{"--workers", "0"}}), "--workers must be at least 1");
+  expect_rejected(matvec({{"--diagonal-policy", "loop"}, {"--batch", "4"}}),
+                  "--batch applies only to --diagonal-policy batch (got --diagonal-policy loop)");
   expect_rejected(matvec({{"--method", "dense"}}), "unknown matvec method 'dense'");
   expect_rejected(matvec({{"--diagonal-policy", "stream"}}), "unknown diagonal policy 'stream'");
   expect_rejected(matvec({{"--graph", "on"}}), "--graph on needs a CUDA device");

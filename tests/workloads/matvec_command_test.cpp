@@ -54,7 +54,8 @@ TEST(MatvecCommand, ExplicitBabyStepsAreUsedAndBadOnesAreOneLine) {
   for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
            {"--method bsgs --baby-steps 3", "--baby-steps 3 must be a power of two in [2, 16]"},
            {"--method bsgs --baby-steps 32", "--baby-steps 32 must be a power of two in [2, 16]"},
-           {"--baby-steps 4", "--baby-steps applies only to --method bsgs"}}) {
+           {"--baby-steps 4", "--baby-steps applies only to --method bsgs"},
+           {"--policy loop --batch 4", "--batch applies only to --policy batch (got --policy loop)"}}) {
     const CommandResult bad = matvec(args);
     EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.err;
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
