@@ -7,6 +7,7 @@
 
 #include "fhe/ckks/galois.h"
 #include "fhe/ckks/poly_arith.h"
+#include "evaluator/operand_checks.h"
 #include "fhe/core/error.h"
 
 namespace fhe {
@@ -18,14 +19,6 @@ std::string scale_text(double scale) {
   return buffer;
 }
 
-void check_parts(const Ciphertext& a, const char* op, const Preset& preset, std::size_t max_parts) {
-  if (a.size() < 2 || a.size() > max_parts) {
-    throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.size()) +
-                          " parts (expected 2" + (max_parts == 3 ? " or 3" : "") + ", preset " +
-                          preset.name + ", level " + std::to_string(a.level) + ")");
-  }
-}
-
 void check_level(int level_a, int level_b, const char* op, const Preset& preset) {
   if (level_a != level_b) {
     throw InvalidArgument(std::string(op) + ": operands at levels " + std::to_string(level_a) +
@@ -35,10 +28,28 @@ void check_level(int level_a, int level_b, const char* op, const Preset& preset)
 }
 
 void check_scale(double scale_a, double scale_b, const char* op, const Preset& preset, int level) {
-  if (std::fabs(scale_a - scale_b) > 1e-9 * std::max(scale_a, scale_b)) {
+  const double relative = std::fabs(scale_a - scale_b) / std::max(scale_a, scale_b);
+  if (relative > 1e-9) {
+    // The relative gap too: after a rescale two scales may print alike.
+    char gap[32];
+    std::snprintf(gap, sizeof gap, "%.3g", relative);
     throw InvalidArgument(std::string(op) + ": operand scales " + scale_text(scale_a) + " and " +
-                          scale_text(scale_b) + " differ (preset " + preset.name + ", level " +
-                          std::to_string(level) + ")");
+                          scale_text(scale_b) + " differ by a relative " + gap + " (more than 1e-9; preset " +
+                          preset.name + ", level " + std::to_string(level) + ")");
+  }
+}
+
+// A product whose scale leaves no room below the level's modulus (at least
+// a factor 2 for messages up to 1) decrypts to garbage: refused, as the
+// last level's multiply was silently before.
+void check_scale_fits(double scale, int level, const char* op, const Preset& preset) {
+  double log2_modulus = 0;
+  for (std::size_t id = static_cast<std::size_t>(level); id < preset.q_primes.size(); ++id)
+    log2_modulus += std::log2(static_cast<double>(preset.q_primes[id]));
+  if (std::log2(scale) + 1 > log2_modulus) {
+    throw InvalidArgument(std::string(op) + ": the product's scale " + scale_text(scale) +
+                          " leaves no room below the modulus 2^" + std::to_string(log2_modulus) + " of level " +
+                          std::to_string(level) + " (preset " + preset.name + "); rescale the operands first");
   }
 }
 
@@ -53,8 +64,8 @@ Evaluator::Evaluator(const CkksEngine& engine)
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
   const Preset& preset = engine_.preset();
-  check_parts(a, "add", preset, 3);
-  check_parts(b, "add", preset, 3);
+  check_ciphertext(a, "add", preset, 2, 3);
+  check_ciphertext(b, "add", preset, 2, 3);
   check_level(a.level, b.level, "add", preset);
   check_scale(a.scale, b.scale, "add", preset, a.level);
   const Ciphertext& longer = a.size() >= b.size() ? a : b;
@@ -69,7 +80,7 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
-  check_parts(a, "negate", engine_.preset(), 3);
+  check_ciphertext(a, "negate", engine_.preset(), 2, 3);
   Ciphertext out = a;
   for (RnsPoly& part : out.parts) negate_inplace(part, engine_.rns_basis());
   return out;
@@ -88,7 +99,8 @@ Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& b) const {
 Ciphertext Evaluator::combine_plain_into_part0(const Ciphertext& a, const Plaintext& b, const char* op,
                                                PlainCombine combine) const {
   const Preset& preset = engine_.preset();
-  check_parts(a, op, preset, 3);
+  check_ciphertext(a, op, preset, 2, 3);
+  check_plaintext(b, op, preset);
   check_level(a.level, b.level, op, preset);
   check_scale(a.scale, b.scale, op, preset, a.level);
   Ciphertext out = a;
@@ -98,8 +110,10 @@ Ciphertext Evaluator::combine_plain_into_part0(const Ciphertext& a, const Plaint
 
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& b) const {
   const Preset& preset = engine_.preset();
-  check_parts(a, "multiply_plain", preset, 3);
+  check_ciphertext(a, "multiply_plain", preset, 2, 3);
+  check_plaintext(b, "multiply_plain", preset);
   check_level(a.level, b.level, "multiply_plain", preset);
+  check_scale_fits(a.scale * b.scale, a.level, "multiply_plain", preset);
   Ciphertext out = a;
   for (RnsPoly& part : out.parts) multiply_inplace(part, b.poly, engine_.rns_basis());
   out.scale = a.scale * b.scale;
@@ -109,9 +123,10 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& b) co
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   const Preset& preset = engine_.preset();
   const RnsBasis& basis = engine_.rns_basis();
-  check_parts(a, "multiply", preset, 2);
-  check_parts(b, "multiply", preset, 2);
+  check_ciphertext(a, "multiply", preset, 2, 2);
+  check_ciphertext(b, "multiply", preset, 2, 2);
   check_level(a.level, b.level, "multiply", preset);
+  check_scale_fits(a.scale * b.scale, a.level, "multiply", preset);
   Ciphertext out{{a.parts[0], a.parts[0], a.parts[1]}, a.level, a.scale * b.scale};
   multiply_inplace(out.parts[0], b.parts[0], basis);            // a0 b0
   multiply_inplace(out.parts[1], b.parts[1], basis);            // a0 b1
@@ -121,8 +136,8 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
 }
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a) const {
+  check_ciphertext(a, "relinearize", engine_.preset(), 2, 3);
   if (a.size() == 2) return a;
-  check_parts(a, "relinearize", engine_.preset(), 3);
   const KeySwitchSchedule& schedule = schedules_.at(a.level);
   Ciphertext out{{a.parts[0], a.parts[1]}, a.level, a.scale};
   RnsPoly switched0, switched1;
@@ -146,7 +161,7 @@ const RnsScaleDown& Evaluator::scale_down_schedule(ScaleDownSlots& slots, int le
 
 Ciphertext Evaluator::rescale(const Ciphertext& a) const {
   const Preset& preset = engine_.preset();
-  check_parts(a, "rescale", preset, 3);
+  check_ciphertext(a, "rescale", preset, 2, 3);
   check_rescalable(preset, a.level, "rescale", "ciphertext");
   const RnsScaleDown& schedule = scale_down_schedule(rescale_schedules_, a.level, make_rescale);
   const auto dropped_id = static_cast<std::size_t>(a.level);
@@ -162,7 +177,7 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
 
 Ciphertext Evaluator::drop_level(const Ciphertext& a, int target_level) const {
   const Preset& preset = engine_.preset();
-  check_parts(a, "drop_level", preset, 3);
+  check_ciphertext(a, "drop_level", preset, 2, 3);
   const std::size_t rows = preset.active_q_rows(target_level);  // validates the level
   if (target_level < a.level) {
     throw InvalidArgument("drop_level: target level " + std::to_string(target_level) +

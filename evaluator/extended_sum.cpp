@@ -6,6 +6,7 @@
 #include <string>
 
 #include "evaluator/evaluator.h"
+#include "evaluator/operand_checks.h"
 #include "fhe/ckks/galois.h"
 #include "fhe/ckks/poly_arith.h"
 #include "fhe/core/error.h"
@@ -42,11 +43,7 @@ void lift_by_p(const RnsPoly& in, const KeySwitchSchedule& schedule, const RnsBa
 std::vector<Evaluator::RotationKey> Evaluator::prepare_rotations(const Ciphertext& a,
                                                                  const std::vector<std::uint64_t>& galois_elements,
                                                                  const char* op) const {
-  if (a.size() != 2) {
-    throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.size()) +
-                          " parts (expected 2, preset " + engine_.preset().name + ", level " +
-                          std::to_string(a.level) + ")");
-  }
+  check_ciphertext(a, op, engine_.preset(), 2, 2);
   std::vector<RotationKey> keys;
   bool any_switch = false;
   for (std::uint64_t g : galois_elements) {

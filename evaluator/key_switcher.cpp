@@ -14,11 +14,11 @@ KeySwitcher::KeySwitcher(const RnsBasis& basis, const ntt::NttPlan& plan)
 void KeySwitcher::extend(const KeySwitchSchedule& schedule, const RnsPoly& input) {
   const std::size_t n = plan_.n();
   const ntt::RowRange q_rows = schedule.active_q_rows;
-  if (!input.ntt_form() || input.first_row() != q_rows.first || input.row_count() != q_rows.count) {
+  if (!input.ntt_form() || input.n() != n || input.first_row() != q_rows.first || input.row_count() != q_rows.count) {
     throw InvalidArgument("key switching at level " + std::to_string(schedule.level) + " (preset " +
                           schedule.preset_name + "): input must be NTT form over rows " +
-                          std::to_string(q_rows.first) + ".." +
-                          std::to_string(q_rows.first + q_rows.count - 1));
+                          std::to_string(q_rows.first) + ".." + std::to_string(q_rows.first + q_rows.count - 1) +
+                          " of N = " + std::to_string(n) + " words");
   }
   const std::size_t extended_words = schedule.extended_rows.count * n;
   coefficients_.assign(input.data(), input.data() + q_rows.count * n);

@@ -41,6 +41,7 @@ RnsScaleDown make_rns_scale_down(const Preset& preset, std::vector<ntt::RowRange
 }
 
 void check_rescalable(const Preset& preset, int level, const char* op, const char* operand) {
+  preset.active_q_rows(level);  // a level of the preset (throws otherwise)
   if (level >= preset.levels) {
     throw InvalidArgument(std::string(op) + ": the " + operand + " is at the last level " + std::to_string(level) +
                           " of preset " + preset.name + " (only the base prime is left)");

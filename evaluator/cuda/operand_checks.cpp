@@ -30,6 +30,12 @@ void check_parts(const CudaCiphertext& a, std::size_t low, std::size_t high, con
     throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.parts) + " parts (" +
                           where(engine, op, a.level) + ")");
   }
+  // Its rows are max_rows - level: a level outside the preset's would
+  // address words past the buffer.
+  if (a.level < 0 || a.level > engine.preset().levels) {
+    throw InvalidArgument(std::string(op) + ": level outside 0.." + std::to_string(engine.preset().levels) + " (" +
+                          where(engine, op, a.level) + ")");
+  }
 }
 
 }  // namespace fhe::cuda

@@ -125,21 +125,32 @@ Plaintext CkksEncoder::encode_rows(std::span<const Complex> values, double scale
     throw InvalidArgument("encode: scale " + std::to_string(scale) + " is not a positive number (preset " +
                           preset_.name + ")");
   }
+  for (const Complex& value : values) {
+    if (!std::isfinite(value.real()) || !std::isfinite(value.imag()))
+      throw InvalidArgument("encode: a value is not finite (NaN or infinity; preset " + preset_.name + ")");
+  }
   std::vector<Complex> v(slots_, Complex{0, 0});
   std::copy(values.begin(), values.end(), v.begin());
   slots_to_coefficients(v);
 
   const std::size_t n = preset_.n();
   std::vector<double> coefficients(n);
-  constexpr double kLimit = 1.7014118346046923e38;  // 2^127
   for (std::size_t k = 0; k < slots_; ++k) {
     coefficients[k] = std::nearbyint(v[k].real() * scale);
     coefficients[k + slots_] = std::nearbyint(v[k].imag() * scale);
   }
+  // Each coefficient must stay below half the level's Q modulus (else it
+  // wraps and decodes to another number) and below 2^127 (reduce_double).
+  double log2_modulus = 0;
+  for (std::size_t id = static_cast<std::size_t>(level); id < preset_.q_primes.size(); ++id)
+    log2_modulus += std::log2(static_cast<double>(preset_.q_primes[id]));
+  const double log2_limit = std::min(127.0, log2_modulus - 1);
   for (double c : coefficients) {
-    if (!(std::fabs(c) < kLimit)) {
-      throw InvalidArgument("encode: a scaled coefficient reaches 2^127 (scale " +
-                            std::to_string(scale) + ", preset " + preset_.name + ")");
+    if (c != 0 && std::log2(std::fabs(c)) >= log2_limit) {
+      throw InvalidArgument("encode: a scaled coefficient of 2^" + std::to_string(std::log2(std::fabs(c))) +
+                            " does not fit below 2^" + std::to_string(log2_limit) + " (half the modulus of level " +
+                            std::to_string(level) + ", at most 2^127; scale " + std::to_string(scale) +
+                            ", preset " + preset_.name + ")");
     }
   }
 

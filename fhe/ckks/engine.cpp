@@ -13,6 +13,12 @@
 namespace fhe {
 namespace {
 
+// A hand-made preset is checked before anything is built from it.
+Preset validated(Preset preset) {
+  validate_preset(preset);
+  return preset;
+}
+
 DeviceSpec checked_device(const Preset& preset, const EngineOptions& options) {
   const DeviceSpec device = parse_device(options.device);
   (void)preset;
@@ -38,7 +44,7 @@ CkksEngine::CkksEngine(std::string_view preset_name, EngineOptions options)
     : CkksEngine(preset_by_name(preset_name), std::move(options)) {}
 
 CkksEngine::CkksEngine(Preset preset, EngineOptions options)
-    : preset_(std::move(preset)),
+    : preset_(validated(std::move(preset))),
       options_(std::move(options)),
       device_(checked_device(preset_, options_)),
       ntt_backend_(checked_backend(preset_, options_, device_)),

@@ -58,6 +58,10 @@ namespace fhe {
 struct EngineOptions {
   std::string device = "cpu";
   std::string ntt_backend;  // empty: ntt::stable_fallback(device)
+  // Every key and encryption is a function of this seed (0 by default, so
+  // runs replay): two engines with one seed hold one secret key, and keys
+  // carry at most its 64 bits of entropy. Measurement, not protection of
+  // real data, is what the library is for (docs/ckks.md, Randomness).
   std::uint64_t seed = 0;
 };
 

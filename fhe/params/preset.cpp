@@ -1,9 +1,11 @@
 // The preset table and deterministic prime assignment.
 #include "fhe/params/preset.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "fhe/arith/modarith.h"
 #include "fhe/arith/primes.h"
 #include "fhe/core/error.h"
 
@@ -91,6 +93,33 @@ Preset make_preset(std::string name, int log_n, int scale_bits, int levels, int 
     throw InvalidArgument(buffer);
   }
   return preset;
+}
+
+void validate_preset(const Preset& preset) {
+  const std::string where = "preset " + preset.name + ": ";
+  if (preset.log_n < 10 || preset.log_n > 17) {
+    throw InvalidArgument(where + "logN " + std::to_string(preset.log_n) + " is outside the supported range 10-17");
+  }
+  const bool counts = preset.levels >= 1 && preset.p_count >= 1 &&
+                      preset.q_primes.size() == static_cast<std::size_t>(preset.levels) + 1 &&
+                      preset.p_primes.size() == static_cast<std::size_t>(preset.p_count);
+  if (!counts) {
+    throw InvalidArgument(where + std::to_string(preset.q_primes.size()) + " Q and " +
+                          std::to_string(preset.p_primes.size()) + " P primes for " + std::to_string(preset.levels) +
+                          " levels and " + std::to_string(preset.p_count) + " special primes (at least one each)");
+  }
+  const int max_bits = preset.word == WordType::int64 ? WordTraits<std::uint64_t>::max_modulus_bits
+                                                      : WordTraits<std::uint32_t>::max_modulus_bits;
+  const std::uint64_t two_n = std::uint64_t{2} << preset.log_n;
+  const std::vector<std::uint64_t> primes = preset.qp_primes();
+  for (std::size_t i = 0; i < primes.size(); ++i) {
+    const std::uint64_t q = primes[i];
+    if (q >= (std::uint64_t{1} << max_bits) || q % two_n != 1 || !is_prime(q) ||
+        std::find(primes.begin(), primes.begin() + static_cast<std::ptrdiff_t>(i), q) != primes.begin() + i) {
+      throw InvalidArgument(where + "modulus " + std::to_string(q) + " (row " + std::to_string(i) +
+                            ") is not a distinct prime = 1 mod 2N below 2^" + std::to_string(max_bits));
+    }
+  }
 }
 
 const std::vector<Preset>& all_presets() {

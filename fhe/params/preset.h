@@ -56,6 +56,12 @@ int security_budget_bits(int log_n);
 Preset make_preset(std::string name, int log_n, int scale_bits, int levels, int p_count,
                    WordType word, bool test_only);
 
+// Throws InvalidArgument unless a hand-made preset could have come from
+// make_preset: logN in 10-17, levels + 1 Q primes and p_count P primes,
+// each a distinct prime = 1 mod 2N that its word's butterflies take. (A
+// composite "prime" made the engine's root search run for ever.)
+void validate_preset(const Preset& preset);
+
 // The sixteen production presets and the test-only ones, in table order.
 const std::vector<Preset>& all_presets();
 // Throws InvalidArgument naming the known presets for an unknown name.

@@ -63,12 +63,56 @@ TEST_F(EvaluatorErrors, RescaleAtTheLastLevel) {
   EXPECT_NE(message.find("last level 3"), std::string::npos) << message;
 }
 
+// At the last level only the base prime is left: a product's scale 2^80
+// would wrap around it and decrypt to garbage.
+TEST_F(EvaluatorErrors, AProductWhoseScaleExceedsTheModulusIsRefused) {
+  const Ciphertext last = evaluator_.drop_level(fresh_, 3);
+  const std::string message = message_of([&] { evaluator_.multiply_relinearize(last, last); });
+  EXPECT_NE(message.find("multiply: the product's scale 2^80"), std::string::npos) << message;
+  EXPECT_NE(message.find("of level 3"), std::string::npos) << message;
+  EXPECT_FALSE(message_of([&] { evaluator_.multiply_plain(last, engine_.encode(std::vector<double>{1.0}, 3)); })
+                   .empty());
+  EXPECT_TRUE(message_of([&] { evaluator_.multiply_relinearize(fresh_, fresh_); }).empty());
+}
+
 TEST_F(EvaluatorErrors, BadShapesAndLevels) {
   const Ciphertext three = evaluator_.multiply(fresh_, fresh_);
   EXPECT_FALSE(message_of([&] { evaluator_.multiply(three, fresh_); }).empty());
   EXPECT_FALSE(message_of([&] { evaluator_.rotate(three, 1); }).empty());
   EXPECT_FALSE(message_of([&] { evaluator_.drop_level(lower_, 0); }).empty());
   EXPECT_FALSE(message_of([&] { evaluator_.drop_level(fresh_, 4); }).empty());
+}
+
+// Words of another preset or a hand-edited level are refused before any is
+// read: the same N with other rows ran past the RNS basis, a smaller N past
+// the key switcher's buffer, and level -1 crashed rescale.
+TEST_F(EvaluatorErrors, OperandsThatAreNotThisPresetsAreRefused) {
+  CkksEngine other("test-slots1024-scale40-levels4-int64", {.seed = 1});  // N = 2048, 5 Q rows
+  other.generate_keys({1});
+  const Ciphertext foreign = other.encrypt_message(testing::random_message(other.slot_count(), 2));
+  std::string message = message_of([&] { evaluator_.add(foreign, foreign); });
+  EXPECT_NE(message.find("add: a ciphertext part of N = 2048 over rows [0, 5) is not one of preset "
+                         "test-slots512-scale40-levels3-int64, level 0 (N = 1024, rows [0, 4)"),
+            std::string::npos)
+      << message;
+  EXPECT_FALSE(message_of([&] { evaluator_.rotate(foreign, 1); }).empty());
+  EXPECT_FALSE(message_of([&] { evaluator_.multiply_relinearize(foreign, foreign); }).empty());
+  EXPECT_FALSE(message_of([&] { evaluator_.multiply_plain(fresh_, other.encode(std::vector<double>{1.0})); }).empty());
+
+  Ciphertext edited = fresh_;
+  edited.level = -1;
+  message = message_of([&] { evaluator_.rescale(edited); });
+  EXPECT_NE(message.find("rescale: a ciphertext part: level -1 is outside [0, 3]"), std::string::npos) << message;
+  edited.level = 2;  // rows still [0, 4)
+  EXPECT_FALSE(message_of([&] { evaluator_.rescale(edited); }).empty());
+  EXPECT_FALSE(message_of([&] { evaluator_.negate(edited); }).empty());
+}
+
+TEST_F(EvaluatorErrors, ScalesThatPrintAlikeSayHowFarApartTheyAre) {
+  Ciphertext nudged = fresh_;
+  nudged.scale *= 1 + 1.5e-7;
+  const std::string message = message_of([&] { evaluator_.add(fresh_, nudged); });
+  EXPECT_NE(message.find("differ by a relative 1.5e-07 (more than 1e-9"), std::string::npos) << message;
 }
 
 TEST(EvaluatorWithoutKeys, RelinearizeNeedsKeys) {

@@ -97,6 +97,17 @@ TEST(CkksEncoder, RejectsBadInput) {
   EXPECT_THROW(engine.encode(one, -1), InvalidArgument);
   EXPECT_THROW(engine.encode(one, 0, -1.0), InvalidArgument);
   EXPECT_THROW(engine.encode(one, 0, std::ldexp(1.0, 200)), InvalidArgument);  // beyond 2^127
+  const std::vector<double> not_finite = {1.0, std::nan("")};
+  EXPECT_THROW(engine.encode(not_finite), InvalidArgument);
+  // At the last level only the 60-bit base prime is left: 2^20 x 2^40 wraps.
+  const std::vector<double> large(engine.slot_count(), 1e6);
+  try {
+    engine.encode(large, 3);
+    ADD_FAILURE() << "a message that wraps around the level's modulus was encoded";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("half the modulus of level 3"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(engine.encode(large, 0));  // four primes hold it
 }
 
 }  // namespace

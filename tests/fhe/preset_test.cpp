@@ -4,6 +4,7 @@
 #include <set>
 
 #include "fhe/arith/primes.h"
+#include "fhe/ckks/engine.h"
 #include "fhe/core/error.h"
 #include "fhe/params/preset.h"
 
@@ -95,6 +96,24 @@ TEST(Presets, OverBudgetParametersAreRejected) {
   } catch (const fhe::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("security budget"), std::string::npos) << e.what();
   }
+}
+
+TEST(Presets, HandMadePresetsAreValidated) {
+  for (const fhe::Preset& preset : fhe::all_presets()) EXPECT_NO_THROW(fhe::validate_preset(preset)) << preset.name;
+  const fhe::Preset good = fhe::preset_by_name("test-slots512-scale40-levels3-int64");
+  fhe::Preset composite = good;
+  composite.q_primes[0] = (std::uint64_t{1} << 40) + 1;  // = 1 mod 2N, divisible by 257
+  EXPECT_THROW(fhe::validate_preset(composite), fhe::InvalidArgument);
+  EXPECT_THROW(fhe::CkksEngine{composite}, fhe::InvalidArgument);  // it searched for a root for ever
+  fhe::Preset repeated = good;
+  repeated.q_primes[1] = repeated.q_primes[0];
+  EXPECT_THROW(fhe::validate_preset(repeated), fhe::InvalidArgument);
+  fhe::Preset short_of_primes = good;
+  short_of_primes.q_primes.clear();
+  EXPECT_THROW(fhe::validate_preset(short_of_primes), fhe::InvalidArgument);
+  fhe::Preset not_ntt_friendly = good;
+  not_ntt_friendly.p_primes[0] = 1000000007;  // prime, but not 1 mod 2N
+  EXPECT_THROW(fhe::validate_preset(not_ntt_friendly), fhe::InvalidArgument);
 }
 
 TEST(Presets, UnknownNameListsKnownOnes) {
