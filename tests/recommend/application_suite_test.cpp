@@ -63,6 +63,7 @@ void expect_excluded(const nlohmann::json& doc, const std::filesystem::path& out
     const bool is_faulty = c["backend"] == faulty;
     EXPECT_EQ(c["passed"].get<bool>(), !is_faulty) << c.dump();
     EXPECT_EQ(c["checks"].contains("injected_fault"), is_faulty);
+    ASSERT_FALSE(c["checks"]["max_abs_error"].empty()) << c.dump();
     for (const auto& [op, error] : c["checks"]["max_abs_error"].items()) {
       if (is_faulty) {
         EXPECT_GT(error.get<double>(), 1.0) << op;  // far outside any tolerance
@@ -296,6 +297,7 @@ TEST(ApplicationSuite, NoRecommendationWhenEveryCandidateIsWrong) {
   const nlohmann::json doc = run(options);
   EXPECT_EQ(doc["metadata"]["workload"]["injected_faults"],
             nlohmann::json::array({"radix4_compact", "radix2_indexed"}));  // unique, in order
+  ASSERT_EQ(doc["correctness"].size(), 2u);  // both ran and failed: not a run that did nothing
   for (const auto& c : doc["correctness"]) EXPECT_FALSE(c["passed"].get<bool>()) << c.dump();
   EXPECT_TRUE(doc["evidence"].empty());
   EXPECT_TRUE(doc["rows"].empty());

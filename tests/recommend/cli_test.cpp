@@ -136,6 +136,7 @@ TEST_F(RecommendCli, SmallKeySwitchApplicationRun) {
             (std::vector<std::string>{"relinearize@level0", "rotate@level0", "relinearize@level2", "rotate@level2"}));
   EXPECT_EQ(doc["metadata"]["workload"]["rotation_step"], -3);
   EXPECT_EQ(doc["evidence"].size(), 2u * 4u);
+  ASSERT_EQ(doc["correctness"].size(), 2u);
   for (const auto& c : doc["correctness"]) EXPECT_TRUE(c["passed"].get<bool>()) << c.dump();
 }
 

@@ -12,6 +12,7 @@ const std::vector<std::string> kOps = {"encrypt_message", "rotate_with_key", "ro
 TEST(Weights, EmptyMeansEqual) {
   const OperationWeights w = parse_weights("", kOps);
   EXPECT_FALSE(w.user_given);
+  ASSERT_EQ(w.normalised.size(), kOps.size());
   for (double v : w.normalised) EXPECT_DOUBLE_EQ(v, 1.0 / 3.0);
 }
 

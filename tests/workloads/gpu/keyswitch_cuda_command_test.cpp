@@ -91,6 +91,7 @@ TEST(KeySwitchCudaCommand, ApplicationSuiteExcludesAnInjectedFault) {
     const bool faulty = c["backend"] == "radix4_compact";
     EXPECT_EQ(c["passed"].get<bool>(), !faulty) << c.dump();
     EXPECT_EQ(c["checks"].contains("injected_fault"), faulty);
+    ASSERT_FALSE(c["checks"]["max_abs_error"].empty()) << c.dump();
     for (const auto& [op, error] : c["checks"]["max_abs_error"].items()) {
       if (faulty) EXPECT_GT(error.get<double>(), 1.0) << op;
       else EXPECT_LE(error.get<double>(), 1e-4) << op;
