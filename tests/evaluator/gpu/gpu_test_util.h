@@ -7,15 +7,9 @@
 
 #include "evaluator/cuda/cuda_evaluator.h"
 #include "fhe/core/device_info.h"
+#include "tests/support/gpu_skip.h"
 
 namespace fhe::testing {
-
-// GTEST_SKIP with the reason when this process sees no CUDA device.
-#define FHE_SKIP_WITHOUT_GPU()                                                              \
-  do {                                                                                      \
-    const ::fhe::GpuInventory inventory = ::fhe::query_gpus();                              \
-    if (inventory.gpus.empty()) GTEST_SKIP() << "no CUDA device: " << inventory.status;     \
-  } while (0)
 
 // Same level, scale, part count and every word.
 inline ::testing::AssertionResult same_words(const Ciphertext& gpu, const Ciphertext& cpu) {

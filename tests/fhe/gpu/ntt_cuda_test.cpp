@@ -20,6 +20,7 @@
 #include "fhe/cuda/device_buffer.h"
 #include "fhe/cuda/stream.h"
 #include "fhe/ntt/cuda/cuda_plans.h"
+#include "tests/support/gpu_skip.h"
 #endif
 
 namespace {
@@ -29,12 +30,6 @@ using fhe::ntt::RowRange;
 using Words = std::vector<std::uint64_t>;
 
 const fhe::DeviceSpec kGpu{fhe::DeviceKind::cuda, 0};
-
-#define SKIP_WITHOUT_GPU()                                                       \
-  do {                                                                           \
-    const fhe::GpuInventory inventory = fhe::query_gpus();                       \
-    if (inventory.gpus.empty()) GTEST_SKIP() << "no CUDA GPU: " << inventory.status; \
-  } while (0)
 
 Words slice(const Words& all, std::size_t n, RowRange rows) {
   return Words(all.begin() + rows.first * n, all.begin() + (rows.first + rows.count) * n);
@@ -52,7 +47,7 @@ class NttCudaPreset : public ::testing::TestWithParam<std::string> {};
 // and so are two single rows (a scale prime and the last special prime),
 // whose launches take the split kernels (LaunchShape::split).
 TEST_P(NttCudaPreset, EveryBackendBitExactAtSeveralLevels) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
   const fhe::Preset& preset = fhe::preset_by_name(GetParam());
   const Words moduli = preset.qp_primes();
   auto oracle = fhe::ntt::make_plan(fhe::ntt::kOracleBackend, {}, preset.log_n, moduli, preset.word);
@@ -128,7 +123,7 @@ constexpr const char* kBatchPresets[] = {"test-slots2048-scale40-levels6-int64",
 // A forward() or inverse() that synchronised or allocated would break the
 // capture; replaying the graph must still give the oracle's words.
 TEST(NttCuda, ForwardAndInverseCaptureIntoGraphs) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
   for (const char* preset_name : {"test-slots2048-scale40-levels6-int64",
                                   "test-slots2048-scale25-levels4-int32"}) {
     const fhe::Preset& preset = fhe::preset_by_name(preset_name);
@@ -175,7 +170,7 @@ TEST(NttCuda, ForwardAndInverseCaptureIntoGraphs) {
 // digits of a ModUp) in one launch per pass give the oracle's words block by
 // block, for every backend and both word types.
 TEST(NttCuda, BatchedBlocksMatchTheOracle) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
   constexpr std::size_t kBatch = 4;
   for (const char* preset_name : kBatchPresets) {
     const BatchInput in = batch_input(preset_name, 2, kBatch, 300);
@@ -203,7 +198,7 @@ TEST(NttCuda, BatchedBlocksMatchTheOracle) {
 // strip of rows of larger blocks (source_batch_words); radix2_indexed (no
 // region first) declines and enqueues nothing.
 TEST(NttCuda, InverseOutOfPlaceMatchesTheOracle) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
   constexpr std::size_t kBatch = 2;
   for (const char* preset_name : kBatchPresets) {
     const BatchInput in = batch_input(preset_name, 1, kBatch, 500);
@@ -247,7 +242,7 @@ TEST(NttCuda, InverseOutOfPlaceMatchesTheOracle) {
 #endif
 
 TEST(NttCuda, DescribeReportsKernelsAndResources) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
   const fhe::Preset& preset = fhe::preset_by_name(fhe::kDefaultPresetName);
   const Words moduli = preset.qp_primes();
   const RowRange rows = fhe::ntt::level_rows(preset, 0);
@@ -357,7 +352,7 @@ TEST(NttCuda, AbsentDeviceIsADeviceErrorNamingIt) {
 }
 
 TEST(NttCuda, RowsPastThePlanAreRejected) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
   const auto moduli = fhe::preset_by_name("test-slots2048-scale40-levels6-int64").qp_primes();
   auto plan = fhe::ntt::make_plan("radix16_compact", kGpu, 12, moduli, fhe::WordType::int64);
   Words data((moduli.size() + 1) * plan->n(), 0);
@@ -367,7 +362,7 @@ TEST(NttCuda, RowsPastThePlanAreRejected) {
 }
 
 TEST(NttCuda, ModulusTooWideForInt32IsRejected) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
   const auto moduli = fhe::preset_by_name("test-slots2048-scale40-levels6-int64").qp_primes();
   EXPECT_THROW(fhe::ntt::make_plan("radix2_indexed", kGpu, 12, moduli, fhe::WordType::int32),
                fhe::InvalidArgument);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fhe/core/device_info.h"
+#include "tests/support/gpu_skip.h"
 #if FHELIUM_HAS_CUDA
 #include "fhe/cuda/device_buffer.h"
 #include "fhe/cuda/staged_upload.h"
@@ -17,18 +18,12 @@
 
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                                           \
-  do {                                                                               \
-    const fhe::GpuInventory inventory = fhe::query_gpus();                           \
-    if (inventory.gpus.empty()) GTEST_SKIP() << "no CUDA GPU: " << inventory.status; \
-  } while (0)
-
 #if FHELIUM_HAS_CUDA
 std::uint8_t pattern(std::size_t upload, std::size_t k) { return static_cast<std::uint8_t>(upload * 31 + k * 7 + 1); }
 #endif
 
 TEST(StagedUploader, EveryUploadLandsWithItsOwnBytes) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
 #if FHELIUM_HAS_CUDA
   // Five uploads through two buffers; the third and fifth grow theirs.
   const std::vector<std::size_t> sizes = {1 << 20, 1 << 20, 3 << 20, 5, 4 << 20};
@@ -54,7 +49,7 @@ TEST(StagedUploader, EveryUploadLandsWithItsOwnBytes) {
 }
 
 TEST(StagedUploader, AFormThatThrowsCopiesNothing) {
-  SKIP_WITHOUT_GPU();
+  FHE_SKIP_WITHOUT_GPU();
 #if FHELIUM_HAS_CUDA
   const std::size_t size = 1 << 16;
   fhe::cuda::DeviceBuffer<std::uint8_t> kept(size), next(size);
