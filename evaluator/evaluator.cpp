@@ -43,9 +43,7 @@ void check_scale(double scale_a, double scale_b, const char* op, const Preset& p
 // a factor 2 for messages up to 1) decrypts to garbage: refused, as the
 // last level's multiply was silently before.
 void check_scale_fits(double scale, int level, const char* op, const Preset& preset) {
-  double log2_modulus = 0;
-  for (std::size_t id = static_cast<std::size_t>(level); id < preset.q_primes.size(); ++id)
-    log2_modulus += std::log2(static_cast<double>(preset.q_primes[id]));
+  const double log2_modulus = preset.log2_q(level);
   if (std::log2(scale) + 1 > log2_modulus) {
     throw InvalidArgument(std::string(op) + ": the product's scale " + scale_text(scale) +
                           " leaves no room below the modulus 2^" + std::to_string(log2_modulus) + " of level " +
@@ -64,8 +62,8 @@ Evaluator::Evaluator(const CkksEngine& engine)
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
   const Preset& preset = engine_.preset();
-  check_ciphertext(a, "add", preset, 2, 3);
-  check_ciphertext(b, "add", preset, 2, 3);
+  check_ciphertext(a, "add", preset, 3);
+  check_ciphertext(b, "add", preset, 3);
   check_level(a.level, b.level, "add", preset);
   check_scale(a.scale, b.scale, "add", preset, a.level);
   const Ciphertext& longer = a.size() >= b.size() ? a : b;
@@ -80,7 +78,7 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
-  check_ciphertext(a, "negate", engine_.preset(), 2, 3);
+  check_ciphertext(a, "negate", engine_.preset(), 3);
   Ciphertext out = a;
   for (RnsPoly& part : out.parts) negate_inplace(part, engine_.rns_basis());
   return out;
@@ -99,7 +97,7 @@ Ciphertext Evaluator::sub_plain(const Ciphertext& a, const Plaintext& b) const {
 Ciphertext Evaluator::combine_plain_into_part0(const Ciphertext& a, const Plaintext& b, const char* op,
                                                PlainCombine combine) const {
   const Preset& preset = engine_.preset();
-  check_ciphertext(a, op, preset, 2, 3);
+  check_ciphertext(a, op, preset, 3);
   check_plaintext(b, op, preset);
   check_level(a.level, b.level, op, preset);
   check_scale(a.scale, b.scale, op, preset, a.level);
@@ -110,7 +108,7 @@ Ciphertext Evaluator::combine_plain_into_part0(const Ciphertext& a, const Plaint
 
 Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& b) const {
   const Preset& preset = engine_.preset();
-  check_ciphertext(a, "multiply_plain", preset, 2, 3);
+  check_ciphertext(a, "multiply_plain", preset, 3);
   check_plaintext(b, "multiply_plain", preset);
   check_level(a.level, b.level, "multiply_plain", preset);
   check_scale_fits(a.scale * b.scale, a.level, "multiply_plain", preset);
@@ -123,8 +121,8 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& b) co
 Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   const Preset& preset = engine_.preset();
   const RnsBasis& basis = engine_.rns_basis();
-  check_ciphertext(a, "multiply", preset, 2, 2);
-  check_ciphertext(b, "multiply", preset, 2, 2);
+  check_ciphertext(a, "multiply", preset, 2);
+  check_ciphertext(b, "multiply", preset, 2);
   check_level(a.level, b.level, "multiply", preset);
   check_scale_fits(a.scale * b.scale, a.level, "multiply", preset);
   Ciphertext out{{a.parts[0], a.parts[0], a.parts[1]}, a.level, a.scale * b.scale};
@@ -136,7 +134,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
 }
 
 Ciphertext Evaluator::relinearize(const Ciphertext& a) const {
-  check_ciphertext(a, "relinearize", engine_.preset(), 2, 3);
+  check_ciphertext(a, "relinearize", engine_.preset(), 3);
   if (a.size() == 2) return a;
   const KeySwitchSchedule& schedule = schedules_.at(a.level);
   Ciphertext out{{a.parts[0], a.parts[1]}, a.level, a.scale};
@@ -161,7 +159,7 @@ const RnsScaleDown& Evaluator::scale_down_schedule(ScaleDownSlots& slots, int le
 
 Ciphertext Evaluator::rescale(const Ciphertext& a) const {
   const Preset& preset = engine_.preset();
-  check_ciphertext(a, "rescale", preset, 2, 3);
+  check_ciphertext(a, "rescale", preset, 3);
   check_rescalable(preset, a.level, "rescale", "ciphertext");
   const RnsScaleDown& schedule = scale_down_schedule(rescale_schedules_, a.level, make_rescale);
   const auto dropped_id = static_cast<std::size_t>(a.level);
@@ -177,7 +175,7 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
 
 Ciphertext Evaluator::drop_level(const Ciphertext& a, int target_level) const {
   const Preset& preset = engine_.preset();
-  check_ciphertext(a, "drop_level", preset, 2, 3);
+  check_ciphertext(a, "drop_level", preset, 3);
   const std::size_t rows = preset.active_q_rows(target_level);  // validates the level
   if (target_level < a.level) {
     throw InvalidArgument("drop_level: target level " + std::to_string(target_level) +

@@ -43,7 +43,7 @@ void lift_by_p(const RnsPoly& in, const KeySwitchSchedule& schedule, const RnsBa
 std::vector<Evaluator::RotationKey> Evaluator::prepare_rotations(const Ciphertext& a,
                                                                  const std::vector<std::uint64_t>& galois_elements,
                                                                  const char* op) const {
-  check_ciphertext(a, op, engine_.preset(), 2, 2);
+  check_ciphertext(a, op, engine_.preset(), 2);
   std::vector<RotationKey> keys;
   bool any_switch = false;
   for (std::uint64_t g : galois_elements) {

@@ -34,13 +34,10 @@ void check_words(const RnsPoly& poly, int level, const char* op, const Preset& p
 
 }  // namespace
 
-void check_ciphertext(const Ciphertext& a, const char* op, const Preset& preset, std::size_t min_parts,
-                      std::size_t max_parts) {
-  if (a.size() < min_parts || a.size() > max_parts) {
-    throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.size()) + " parts (expected " +
-                          std::to_string(min_parts) +
-                          (max_parts > min_parts ? " to " + std::to_string(max_parts) : std::string()) + ", " +
-                          where(preset, a.level) + ")");
+void check_ciphertext(const Ciphertext& a, const char* op, const Preset& preset, std::size_t max_parts) {
+  if (a.size() < 2 || a.size() > max_parts) {
+    throw InvalidArgument(std::string(op) + ": a ciphertext of " + std::to_string(a.size()) + " parts (expected 2" +
+                          (max_parts == 3 ? " or 3" : "") + ", " + where(preset, a.level) + ")");
   }
   for (const RnsPoly& part : a.parts) check_words(part, a.level, op, preset, "a ciphertext part");
 }

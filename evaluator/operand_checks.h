@@ -13,11 +13,10 @@
 
 namespace fhe {
 
-// Throws InvalidArgument naming `op` and the preset unless `a` has
-// min_parts..max_parts parts at a level of `preset`, each of N words over
-// rows level..L (or level..L and the P rows: an extended sum).
-void check_ciphertext(const Ciphertext& a, const char* op, const Preset& preset, std::size_t min_parts,
-                      std::size_t max_parts);
+// Throws InvalidArgument naming `op` and the preset unless `a` has 2 to
+// max_parts parts at a level of `preset`, each of N words over rows level..L
+// (or level..L and the P rows: an extended sum).
+void check_ciphertext(const Ciphertext& a, const char* op, const Preset& preset, std::size_t max_parts);
 // The same for a plaintext's polynomial.
 void check_plaintext(const Plaintext& p, const char* op, const Preset& preset);
 

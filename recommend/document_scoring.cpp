@@ -1,6 +1,7 @@
 // Evidence document -> grid -> decision -> document.
 #include "recommend/document_scoring.h"
 
+#include "fhe/core/error.h"
 #include "fhe/ntt/registry.h"
 #include "recommend/evidence.h"
 #include "recommend/weights.h"
@@ -27,6 +28,16 @@ Analysis score_document(nlohmann::json& document, const ScoringOverrides& overri
   document["analysis"]["scoring"]["weights_text"] = weights_text;
   document["analysis"]["scoring"]["policy"] = policy_name(policy);
   return analysis;
+}
+
+Analysis score_file_document(const std::string& path, nlohmann::json& document, const ScoringOverrides& overrides) {
+  try {
+    return score_document(document, overrides);
+  } catch (const fhe::InvalidArgument& e) {
+    throw fhe::InvalidArgument(path + " is not usable evidence: " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw fhe::InvalidArgument(path + " is not usable evidence: " + e.what());
+  }
 }
 
 }  // namespace fhelium

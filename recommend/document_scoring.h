@@ -20,5 +20,9 @@ struct ScoringOverrides {
 // Throws InvalidArgument when the document is not valid evidence or an
 // override does not fit it (unknown operation in the weights, bad policy).
 Analysis score_document(nlohmann::json& document, const ScoringOverrides& overrides = {});
+// The same for a document read from `path`: any error (also a field of the
+// wrong JSON type) becomes "<path> is not usable evidence: ...".
+Analysis score_file_document(const std::string& path, nlohmann::json& document,
+                             const ScoringOverrides& overrides = {});
 
 }  // namespace fhelium

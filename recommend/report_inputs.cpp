@@ -100,13 +100,7 @@ int scope_order(const std::string& suite) {
 LoadedEvidence load_evidence_document(const std::filesystem::path& path, nlohmann::json document) {
   LoadedEvidence loaded;
   loaded.path = path;
-  try {
-    loaded.analysis = score_document(document);
-  } catch (const fhe::InvalidArgument& e) {
-    throw fhe::InvalidArgument(path.string() + " is not usable evidence: " + e.what());
-  } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
-    throw fhe::InvalidArgument(path.string() + " is not usable evidence: " + e.what());
-  }
+  loaded.analysis = score_file_document(path.string(), document);
   const auto& metadata = document["metadata"];
   loaded.suite = metadata.value("suite", std::string("kernel"));
   loaded.label = loaded.suite;

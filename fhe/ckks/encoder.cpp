@@ -141,10 +141,7 @@ Plaintext CkksEncoder::encode_rows(std::span<const Complex> values, double scale
   }
   // Each coefficient must stay below half the level's Q modulus (else it
   // wraps and decodes to another number) and below 2^127 (reduce_double).
-  double log2_modulus = 0;
-  for (std::size_t id = static_cast<std::size_t>(level); id < preset_.q_primes.size(); ++id)
-    log2_modulus += std::log2(static_cast<double>(preset_.q_primes[id]));
-  const double log2_limit = std::min(127.0, log2_modulus - 1);
+  const double log2_limit = std::min(127.0, preset_.log2_q(level) - 1);
   for (double c : coefficients) {
     if (c != 0 && std::log2(std::fabs(c)) >= log2_limit) {
       throw InvalidArgument("encode: a scaled coefficient of 2^" + std::to_string(std::log2(std::fabs(c))) +

@@ -2,7 +2,6 @@
 #include "fhe/ntt/verify.h"
 
 #include <algorithm>
-#include <optional>
 
 #include "fhe/core/error.h"
 #include "fhe/ntt/host_transform.h"
@@ -10,11 +9,10 @@
 namespace fhe::ntt {
 namespace {
 
-// The first row of `rows` (n words each) where a and b differ, or none.
-std::optional<std::size_t> first_differing_row(const std::vector<std::uint64_t>& a,
-                                               const std::vector<std::uint64_t>& b, RowRange rows, std::size_t n) {
-  const auto [where, _] = std::mismatch(a.begin(), a.end(), b.begin());
-  if (where == a.end()) return std::nullopt;
+// The first row of `rows` (n words each) where a and b, which differ, differ.
+std::size_t first_differing_row(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
+                                RowRange rows, std::size_t n) {
+  const auto where = std::mismatch(a.begin(), a.end(), b.begin()).first;
   return rows.first + static_cast<std::size_t>(where - a.begin()) / n;
 }
 
@@ -54,9 +52,9 @@ VerifyResult verify_against_oracle(const NttPlan& candidate, const NttPlan& orac
   if (!result.forward_exact) {
     result.first_failing_row = result.first_mismatch_row;
   } else if (!result.inverse_exact) {
-    result.first_failing_row = first_differing_row(back, input, rows, n).value();
+    result.first_failing_row = first_differing_row(back, input, rows, n);
   } else if (!result.roundtrip_exact) {
-    result.first_failing_row = first_differing_row(actual, input, rows, n).value();
+    result.first_failing_row = first_differing_row(actual, input, rows, n);
   }
   return result;
 }

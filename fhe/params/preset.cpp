@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <span>
 
 #include "fhe/arith/modarith.h"
 #include "fhe/arith/primes.h"
@@ -32,13 +33,16 @@ std::size_t Preset::active_q_rows(int level) const {
   return static_cast<std::size_t>(levels + 1 - level);
 }
 
-static double log2_sum(const std::vector<std::uint64_t>& primes) {
+static double log2_sum(std::span<const std::uint64_t> primes) {
   double total = 0;
   for (std::uint64_t p : primes) total += std::log2(static_cast<double>(p));
   return total;
 }
 
 double Preset::log2_q() const { return log2_sum(q_primes); }
+double Preset::log2_q(int level) const {
+  return log2_sum(std::span(q_primes).last(active_q_rows(level)));
+}
 double Preset::log2_p() const { return log2_sum(p_primes); }
 
 int security_budget_bits(int log_n) {

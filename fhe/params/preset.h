@@ -43,6 +43,8 @@ struct Preset {
   // Active Q rows at `level`: ids level..L. Throws for a level outside [0, L].
   std::size_t active_q_rows(int level) const;
   double log2_q() const;
+  // log2 of the Q modulus left at `level` (rows level..L).
+  double log2_q(int level) const;
   double log2_p() const;
   double log2_qp() const { return log2_q() + log2_p(); }
 };

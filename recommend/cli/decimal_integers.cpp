@@ -19,17 +19,11 @@ std::string decimal_error(const std::string& text, bool is_signed) {
   const bool negative = is_signed && first != last && *first == '-';
   const char* digits = negative ? first + 1 : first;
   const bool plain = digits != last && (*digits != '0' || digits + 1 == last);
-  bool fits = false;
-  if (plain && is_signed) {
-    std::int64_t value = 0;
+  const auto parses_whole = [&](auto value) {
     const auto [end, error] = std::from_chars(first, last, value);
-    fits = error == std::errc{} && end == last;
-  } else if (plain) {
-    std::uint64_t value = 0;
-    const auto [end, error] = std::from_chars(first, last, value);
-    fits = error == std::errc{} && end == last;
-  }
-  if (fits) return "";
+    return error == std::errc{} && end == last;
+  };
+  if (plain && (is_signed ? parses_whole(std::int64_t{0}) : parses_whole(std::uint64_t{0}))) return "";
   return "'" + text + "' is not a plain decimal number within 64 bits (" +
          (is_signed ? "an optional '-', then digits" : "digits only") + ", no leading zero)";
 }

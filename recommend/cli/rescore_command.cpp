@@ -39,14 +39,7 @@ void add_rescore_command(CLI::App& benchmark, const std::vector<std::string>& ar
     ScoringOverrides overrides;
     if (command->count("--weights") > 0) overrides.weights_text = options->weights;
     if (command->count("--policy") > 0) overrides.policy = options->policy;
-    // A failed run's document (no evidence) is as invalid as any other bad file.
-    try {
-      score_document(document, overrides);
-    } catch (const fhe::InvalidArgument& e) {
-      throw fhe::InvalidArgument(options->input + " is not usable evidence: " + e.what());
-    } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type
-      throw fhe::InvalidArgument(options->input + " is not usable evidence: " + e.what());
-    }
+    score_file_document(options->input, document, overrides);
     document["rescore"] = {{"source", options->input},
                            {"argv", argv},
                            {"time_utc", utc_now_iso8601()},
