@@ -1,8 +1,6 @@
 // Homomorphic operations, relinearization, rescale and Galois automorphisms.
 #include "evaluator/evaluator.h"
 
-#include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "fhe/ckks/galois.h"
@@ -11,47 +9,6 @@
 #include "fhe/core/error.h"
 
 namespace fhe {
-namespace {
-
-std::string scale_text(double scale) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "2^%.6f", std::log2(scale));
-  return buffer;
-}
-
-void check_level(int level_a, int level_b, const char* op, const Preset& preset) {
-  if (level_a != level_b) {
-    throw InvalidArgument(std::string(op) + ": operands at levels " + std::to_string(level_a) +
-                          " and " + std::to_string(level_b) + " (preset " + preset.name +
-                          "); drop_level the one at the lower level first");
-  }
-}
-
-void check_scale(double scale_a, double scale_b, const char* op, const Preset& preset, int level) {
-  const double relative = std::fabs(scale_a - scale_b) / std::max(scale_a, scale_b);
-  if (relative > 1e-9) {
-    // The relative gap too: after a rescale two scales may print alike.
-    char gap[32];
-    std::snprintf(gap, sizeof gap, "%.3g", relative);
-    throw InvalidArgument(std::string(op) + ": operand scales " + scale_text(scale_a) + " and " +
-                          scale_text(scale_b) + " differ by a relative " + gap + " (more than 1e-9; preset " +
-                          preset.name + ", level " + std::to_string(level) + ")");
-  }
-}
-
-// A product whose scale leaves no room below the level's modulus (at least
-// a factor 2 for messages up to 1) decrypts to garbage: refused, as the
-// last level's multiply was silently before.
-void check_scale_fits(double scale, int level, const char* op, const Preset& preset) {
-  const double log2_modulus = preset.log2_q(level);
-  if (std::log2(scale) + 1 > log2_modulus) {
-    throw InvalidArgument(std::string(op) + ": the product's scale " + scale_text(scale) +
-                          " leaves no room below the modulus 2^" + std::to_string(log2_modulus) + " of level " +
-                          std::to_string(level) + " (preset " + preset.name + "); rescale the operands first");
-  }
-}
-
-}  // namespace
 
 Evaluator::Evaluator(const CkksEngine& engine)
     : engine_(engine),
@@ -64,8 +21,8 @@ Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
   const Preset& preset = engine_.preset();
   check_ciphertext(a, "add", preset, 3);
   check_ciphertext(b, "add", preset, 3);
-  check_level(a.level, b.level, "add", preset);
-  check_scale(a.scale, b.scale, "add", preset, a.level);
+  check_same_level(a.level, b.level, "add", preset);
+  check_same_scale(a.scale, b.scale, "add", preset, a.level);
   const Ciphertext& longer = a.size() >= b.size() ? a : b;
   const Ciphertext& shorter = a.size() >= b.size() ? b : a;
   Ciphertext out = longer;
@@ -99,8 +56,8 @@ Ciphertext Evaluator::combine_plain_into_part0(const Ciphertext& a, const Plaint
   const Preset& preset = engine_.preset();
   check_ciphertext(a, op, preset, 3);
   check_plaintext(b, op, preset);
-  check_level(a.level, b.level, op, preset);
-  check_scale(a.scale, b.scale, op, preset, a.level);
+  check_same_level(a.level, b.level, op, preset);
+  check_same_scale(a.scale, b.scale, op, preset, a.level);
   Ciphertext out = a;
   combine(out.parts[0], b.poly, engine_.rns_basis());
   return out;
@@ -110,7 +67,7 @@ Ciphertext Evaluator::multiply_plain(const Ciphertext& a, const Plaintext& b) co
   const Preset& preset = engine_.preset();
   check_ciphertext(a, "multiply_plain", preset, 3);
   check_plaintext(b, "multiply_plain", preset);
-  check_level(a.level, b.level, "multiply_plain", preset);
+  check_same_level(a.level, b.level, "multiply_plain", preset);
   check_scale_fits(a.scale * b.scale, a.level, "multiply_plain", preset);
   Ciphertext out = a;
   for (RnsPoly& part : out.parts) multiply_inplace(part, b.poly, engine_.rns_basis());
@@ -123,7 +80,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
   const RnsBasis& basis = engine_.rns_basis();
   check_ciphertext(a, "multiply", preset, 2);
   check_ciphertext(b, "multiply", preset, 2);
-  check_level(a.level, b.level, "multiply", preset);
+  check_same_level(a.level, b.level, "multiply", preset);
   check_scale_fits(a.scale * b.scale, a.level, "multiply", preset);
   Ciphertext out{{a.parts[0], a.parts[0], a.parts[1]}, a.level, a.scale * b.scale};
   multiply_inplace(out.parts[0], b.parts[0], basis);            // a0 b0

@@ -1,6 +1,9 @@
 // The CPU evaluator's operand checks (operand_checks.h).
 #include "evaluator/operand_checks.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "fhe/core/error.h"
@@ -10,6 +13,12 @@ namespace {
 
 std::string where(const Preset& preset, int level) {
   return "preset " + preset.name + ", level " + std::to_string(level);
+}
+
+std::string scale_text(double scale) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "2^%.6f", std::log2(scale));
+  return buffer;
 }
 
 void check_words(const RnsPoly& poly, int level, const char* op, const Preset& preset, const char* what) {
@@ -44,6 +53,37 @@ void check_ciphertext(const Ciphertext& a, const char* op, const Preset& preset,
 
 void check_plaintext(const Plaintext& p, const char* op, const Preset& preset) {
   check_words(p.poly, p.level, op, preset, "the plaintext");
+}
+
+void check_same_level(int level_a, int level_b, const char* op, const Preset& preset) {
+  if (level_a != level_b) {
+    throw InvalidArgument(std::string(op) + ": operands at levels " + std::to_string(level_a) + " and " +
+                          std::to_string(level_b) + " (preset " + preset.name +
+                          "); drop_level the one at the lower level first");
+  }
+}
+
+void check_same_scale(double scale_a, double scale_b, const char* op, const Preset& preset, int level) {
+  const double relative = std::fabs(scale_a - scale_b) / std::max(scale_a, scale_b);
+  if (relative > 1e-9) {
+    // The relative gap too: after a rescale two scales may print alike.
+    char gap[32];
+    std::snprintf(gap, sizeof gap, "%.3g", relative);
+    throw InvalidArgument(std::string(op) + ": operand scales " + scale_text(scale_a) + " and " +
+                          scale_text(scale_b) + " differ by a relative " + gap + " (more than 1e-9; " +
+                          where(preset, level) + ")");
+  }
+}
+
+// At least a factor 2 below the modulus for messages up to 1: a product
+// closer to it decrypts to garbage (the last level's multiply did, silently).
+void check_scale_fits(double scale, int level, const char* op, const Preset& preset) {
+  const double log2_modulus = preset.log2_q(level);
+  if (std::log2(scale) + 1 > log2_modulus) {
+    throw InvalidArgument(std::string(op) + ": the product's scale " + scale_text(scale) +
+                          " leaves no room below the modulus 2^" + std::to_string(log2_modulus) + " of level " +
+                          std::to_string(level) + " (preset " + preset.name + "); rescale the operands first");
+  }
 }
 
 }  // namespace fhe

@@ -20,4 +20,11 @@ void check_ciphertext(const Ciphertext& a, const char* op, const Preset& preset,
 // The same for a plaintext's polynomial.
 void check_plaintext(const Plaintext& p, const char* op, const Preset& preset);
 
+// Checks of two operands' metadata, shared with the CUDA evaluator: one
+// level; one scale (a sum's operands, to 1e-9 relative); and a product's
+// scale at least a factor 2 below the level's Q modulus.
+void check_same_level(int level_a, int level_b, const char* op, const Preset& preset);
+void check_same_scale(double scale_a, double scale_b, const char* op, const Preset& preset, int level);
+void check_scale_fits(double scale, int level, const char* op, const Preset& preset);
+
 }  // namespace fhe

@@ -49,7 +49,10 @@ std::size_t CudaEncryptor::prepare_output(const CudaCiphertext& plaintext, CudaC
                           " parts; upload a host Plaintext (one part)");
   }
   if (&plaintext == &out) throw InvalidArgument(where + ": the output must not be the plaintext");
-  engine_.preset().active_q_rows(plaintext.level);  // validates the level
+  const std::size_t rows = engine_.preset().active_q_rows(plaintext.level);  // validates the level
+  if (plaintext.capacity_words() < rows * n_ || out.capacity_words() < 2 * rows * n_) {
+    throw InvalidArgument(where + ": a buffer too small for the plaintext or the 2-part output (make_ciphertext)");
+  }
   out.parts = 2;
   out.level = plaintext.level;
   out.scale = plaintext.scale;

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "evaluator/cuda/operand_checks.h"
 #include "evaluator/cuda_workspace.h"
 #include "fhe/arith/modarith.h"
 #include "fhe/core/device_info.h"
@@ -116,10 +117,31 @@ CudaCiphertext CudaEvaluator::make_ciphertext() const {
   return CudaCiphertext(q_rows_, n_);
 }
 
-void CudaEvaluator::check_output(const CudaCiphertext& out, const char* op) const {
+void CudaEvaluator::check_made_here(const CudaCiphertext& out, const char* op) const {
   if (out.max_rows() != q_rows_ || out.n() != n_) {
     throw InvalidArgument(std::string(op) + ": output ciphertext was not made by this evaluator "
                           "(make_ciphertext)");
+  }
+}
+
+void CudaEvaluator::check_output(const CudaCiphertext& out, const char* op, std::size_t parts, int level) const {
+  check_made_here(out, op);
+  if (out.capacity_words() < parts * (q_rows_ - static_cast<std::size_t>(level)) * n_) {
+    throw InvalidArgument(std::string(op) + ": the output buffer holds fewer than " + std::to_string(parts) +
+                          " parts at level " + std::to_string(level));
+  }
+}
+
+void CudaEvaluator::check_operand(const CudaCiphertext& a, std::size_t low, std::size_t high, const char* op) const {
+  cuda::check_parts(a, low, high, op, engine_);
+  if (a.max_rows() != q_rows_ || a.n() != n_) {
+    throw InvalidArgument(std::string(op) + ": an operand of " + std::to_string(a.max_rows()) + " rows of N = " +
+                          std::to_string(a.n()) + " is not a ciphertext of this evaluator (make_ciphertext: " +
+                          std::to_string(q_rows_) + " rows of N = " + std::to_string(n_) + ")");
+  }
+  if (a.capacity_words() < a.parts * a.part_words()) {
+    throw InvalidArgument(std::string(op) + ": an operand of " + std::to_string(a.parts) +
+                          " parts in a buffer that holds fewer");
   }
 }
 
@@ -142,7 +164,7 @@ void CudaEvaluator::take_upload(std::span<const RnsPoly> parts, int level, doubl
                                 CudaCiphertext& device) const {
   // Into a make_ciphertext or a make_extended buffer; the row check below
   // refuses a host polynomial of the other kind. Checked before anything changes.
-  if (device.max_rows() != qp_rows_) check_output(device, "upload");
+  if (device.max_rows() != qp_rows_) check_made_here(device, "upload");
   if (parts.size() < 1 || parts.size() > 3) throw InvalidArgument("upload: a ciphertext of 1 to 3 parts");
   const std::size_t rows = device.max_rows() - std::min<std::size_t>(device.max_rows(), level);
   for (std::size_t p = 0; p < parts.size(); ++p) {
@@ -195,9 +217,11 @@ Ciphertext CudaEvaluator::download(const CudaCiphertext& device) const {
 
 void CudaEvaluator::copy(const CudaCiphertext& from, CudaCiphertext& to) const {
   if (from.max_rows() == qp_rows_) {
+    check_extended(from, "copy", from.parts);
     check_extended(to, "copy", from.parts);
   } else {
-    check_output(to, "copy");
+    check_operand(from, 1, 3, "copy");
+    check_output(to, "copy", from.parts, from.level);
   }
   if (&from == &to) return;
   to.parts = from.parts;

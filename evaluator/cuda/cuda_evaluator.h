@@ -106,9 +106,12 @@ class CudaEvaluator {
   // Device-to-device copy of words and metadata (restoring inputs).
   void copy(const CudaCiphertext& from, CudaCiphertext& to) const;
 
-  // Outputs may alias inputs for add, sub, negate, multiply_plain, multiply,
-  // relinearize and multiply_relinearize; not for rescale, drop_level,
-  // rotate, conjugate, rotate_many_by_steps.
+  // Outputs may alias inputs for add, sub, negate, multiply_plain (its
+  // ciphertext, not its plaintext), multiply, relinearize and
+  // multiply_relinearize; not for rescale, drop_level, rotate, conjugate,
+  // rotate_many_by_steps. Every operand must be a buffer of this
+  // evaluator's shape holding its parts, every output one with room for
+  // the result's parts (InvalidArgument otherwise, before any work).
   void add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const;
   void sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const;
   void negate(const CudaCiphertext& a, CudaCiphertext& out) const;
@@ -193,7 +196,13 @@ class CudaEvaluator {
  private:
   const cuda::LevelConstants& level_constants(int level) const;
   const cuda::DeviceSwitchKey& galois_key(std::uint64_t element) const;
-  void check_output(const CudaCiphertext& out, const char* op) const;
+  // A Q-rows operand (make_ciphertext's shape) of low..high parts at a
+  // level of the preset, whose buffer holds them; an extended buffer, one of
+  // another evaluator or a hand-set part count would be read past its end.
+  void check_operand(const CudaCiphertext& a, std::size_t low, std::size_t high, const char* op) const;
+  // A make_ciphertext buffer with room for `parts` parts at `level`.
+  void check_output(const CudaCiphertext& out, const char* op, std::size_t parts, int level) const;
+  void check_made_here(const CudaCiphertext& out, const char* op) const;
   // Checks that `parts` (rows level..) fit `device`, then gives it their
   // level, scale and part count (the words are the caller's to copy).
   void take_upload(std::span<const RnsPoly> parts, int level, double scale, CudaCiphertext& device) const;

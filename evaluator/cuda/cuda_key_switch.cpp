@@ -142,9 +142,9 @@ void CudaEvaluator::finish_scale_down(const std::optional<ntt::gpu::ForwardRegio
 }
 
 void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
-  check_extended(extended_sum, "mod_down");
-  check_output(out, "mod_down");
+  check_extended(extended_sum, "mod_down", 2);
   if (extended_sum.parts != 2) throw InvalidArgument("mod_down: a 2-part extended sum was expected");
+  check_output(out, "mod_down", 2, extended_sum.level);
   const int level = extended_sum.level;
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   out.parts = 2;
@@ -162,12 +162,12 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
 
 void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
   const char* op = "mod_down_rescale";
-  check_extended(extended_sum, op);
-  check_output(out, op);
+  check_extended(extended_sum, op, 2);
   if (extended_sum.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");
   const Preset& preset = engine_.preset();
   const int level = extended_sum.level;
   check_rescalable(preset, level, op, "extended sum");
+  check_output(out, op, 2, level + 1);
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t kept = q_rows_ - first - 1, sources = p_rows_ + 1;

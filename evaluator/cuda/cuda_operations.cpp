@@ -16,14 +16,16 @@ namespace fhe {
 void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
   cuda::check_parts(a, 2, 3, "add", engine_);
   cuda::check_parts(b, 2, 3, "add", engine_);
-  cuda::check_binary(a, b, "add", engine_, true);
+  cuda::check_binary(a, b, "add", engine_, cuda::Combination::sum);
   if (a.max_rows() == qp_rows_ || b.max_rows() == qp_rows_) {
     // Two extended sums (accumulate_rotations) add like ciphertexts over their rows.
-    check_extended(a, "add");
-    check_extended(b, "add");
+    check_extended(a, "add", a.parts);
+    check_extended(b, "add", b.parts);
     check_extended(out, "add", std::max(a.parts, b.parts));
   } else {
-    check_output(out, "add");
+    check_operand(a, 2, 3, "add");
+    check_operand(b, 2, 3, "add");
+    check_output(out, "add", std::max(a.parts, b.parts), a.level);
   }
   const CudaCiphertext& longer = a.parts >= b.parts ? a : b;
   const CudaCiphertext& shorter = a.parts >= b.parts ? b : a;
@@ -45,25 +47,27 @@ void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCi
 }
 
 void CudaEvaluator::sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
-  cuda::check_parts(a, 2, 2, "sub", engine_);
-  cuda::check_parts(b, 2, 2, "sub", engine_);
-  cuda::check_binary(a, b, "sub", engine_, true);
-  check_output(out, "sub");
+  check_operand(a, 2, 2, "sub");
+  check_operand(b, 2, 2, "sub");
+  cuda::check_binary(a, b, "sub", engine_, cuda::Combination::sum);
+  check_output(out, "sub", 2, a.level);
   // a - b = a + (-b) word for word (sub_mod(x, y) == add_mod(x, neg_mod(y))).
   elementwise(cuda::Elementwise::sub, a, b.data(), 2, a.scale, out);
 }
 
 void CudaEvaluator::negate(const CudaCiphertext& a, CudaCiphertext& out) const {
-  cuda::check_parts(a, 2, 3, "negate", engine_);
-  check_output(out, "negate");
+  check_operand(a, 2, 3, "negate");
+  check_output(out, "negate", a.parts, a.level);
   elementwise(cuda::Elementwise::negate, a, nullptr, 0, a.scale, out);
 }
 
 void CudaEvaluator::multiply_plain(const CudaCiphertext& a, const CudaCiphertext& plain, CudaCiphertext& out) const {
-  cuda::check_parts(a, 2, 3, "multiply_plain", engine_);
-  cuda::check_parts(plain, 1, 1, "multiply_plain", engine_);
-  cuda::check_binary(a, plain, "multiply_plain", engine_, false);
-  check_output(out, "multiply_plain");
+  check_operand(a, 2, 3, "multiply_plain");
+  check_operand(plain, 1, 1, "multiply_plain");
+  cuda::check_binary(a, plain, "multiply_plain", engine_, cuda::Combination::product);
+  check_output(out, "multiply_plain", a.parts, a.level);
+  // Part 1's threads would read plaintext words that part 0's had replaced.
+  if (&out == &plain) throw InvalidArgument("multiply_plain: the output must not alias the plaintext");
   elementwise(cuda::Elementwise::multiply, a, plain.data(), 1, a.scale * plain.scale, out);
 }
 
@@ -79,10 +83,10 @@ void CudaEvaluator::elementwise(cuda::Elementwise op, const CudaCiphertext& a, c
 }
 
 void CudaEvaluator::multiply(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
-  cuda::check_parts(a, 2, 2, "multiply", engine_);
-  cuda::check_parts(b, 2, 2, "multiply", engine_);
-  cuda::check_binary(a, b, "multiply", engine_, false);
-  check_output(out, "multiply");
+  check_operand(a, 2, 2, "multiply");
+  check_operand(b, 2, 2, "multiply");
+  cuda::check_binary(a, b, "multiply", engine_, cuda::Combination::product);
+  check_output(out, "multiply", 3, a.level);
   const int level = a.level;
   const double scale = a.scale * b.scale;
   cuda::launch_tensor(a.data(), b.data(), out.data(), {static_cast<std::size_t>(level), a.rows(), 3, log_n_},
@@ -93,8 +97,8 @@ void CudaEvaluator::multiply(const CudaCiphertext& a, const CudaCiphertext& b, C
 }
 
 void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) const {
-  cuda::check_parts(a, 2, 3, "relinearize", engine_);
-  check_output(out, "relinearize");
+  check_operand(a, 2, 3, "relinearize");
+  check_output(out, "relinearize", 2, a.level);
   if (a.parts == 2) return copy(a, out);
   const int level = a.level;
   const auto first = static_cast<std::size_t>(level);
@@ -128,11 +132,11 @@ void CudaEvaluator::multiply_relinearize(const CudaCiphertext& a, const CudaCiph
 }
 
 void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const {
-  cuda::check_parts(a, 2, 3, "rescale", engine_);
-  check_output(out, "rescale");
+  check_operand(a, 2, 3, "rescale");
   if (&a == &out) throw InvalidArgument("rescale: the output must not alias the input");
   const Preset& preset = engine_.preset();
   check_rescalable(preset, a.level, "rescale", "ciphertext");
+  check_output(out, "rescale", a.parts, a.level + 1);
   const cuda::LevelConstants& c = level_constants(a.level);
   const auto first = static_cast<std::size_t>(a.level);
   const std::size_t kept = a.rows() - 1;
@@ -164,9 +168,9 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
 }
 
 void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {
-  cuda::check_parts(a, 2, 3, "drop_level", engine_);
-  check_output(out, "drop_level");
+  check_operand(a, 2, 3, "drop_level");
   engine_.preset().active_q_rows(target_level);  // validates
+  check_output(out, "drop_level", a.parts, target_level);
   if (target_level < a.level) {
     throw InvalidArgument("drop_level: target level " + std::to_string(target_level) +
                           " is below the ciphertext's level " + std::to_string(a.level));
@@ -181,8 +185,8 @@ void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCi
 }
 
 void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const {
-  cuda::check_parts(a, 2, 3, "decrypt", engine_);
-  check_output(plain, "decrypt");
+  check_operand(a, 2, 3, "decrypt");
+  check_output(plain, "decrypt", 1, a.level);
   if (&a == &plain) throw InvalidArgument("decrypt: the output must not alias the input");
   plain.parts = 1;
   plain.level = a.level;

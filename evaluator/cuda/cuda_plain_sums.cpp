@@ -42,7 +42,19 @@ double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> ter
   const CudaCiphertext& first = *terms.front();
   const double scale = first.scale * plains.front()->scale;
   constexpr bool blocks = std::is_same_v<Plain, CudaBlockPlain>;
+  const bool extended = first.max_rows() == qp_rows_;
+  // Each buffer of its kind's shape, holding its parts (the rest below: one kind, level and scale).
+  const auto check_buffer = [&](const CudaCiphertext& x, std::size_t parts) {
+    cuda::check_parts(x, parts, parts, op, engine_);
+    if (extended) {
+      check_extended(x, op, parts);
+    } else {
+      check_operand(x, parts, parts, op);
+    }
+  };
   for (std::size_t t = 0; t < terms.size(); ++t) {
+    check_buffer(*terms[t], 2);
+    if constexpr (!blocks) check_buffer(*plains[t], 1);
     if (terms[t]->parts != 2 || terms[t]->level != first.level || terms[t]->max_rows() != first.max_rows() ||
         !plain_matches(*plains[t], first) || (blocks && first.max_rows() != qp_rows_) ||
         std::fabs(terms[t]->scale * plains[t]->scale - scale) > 1e-9 * scale) {
@@ -50,10 +62,10 @@ double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> ter
                             "product scale (" + cuda::where(engine_, op, first.level) + ")");
     }
   }
-  if (first.max_rows() == qp_rows_) {
+  if (extended) {
     check_extended(out, op, 2);
   } else {
-    check_output(out, op);
+    check_output(out, op, 2, first.level);
   }
   return scale;
 }

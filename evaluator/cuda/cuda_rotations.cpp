@@ -36,13 +36,13 @@ void fill_terms(const std::vector<const cuda::DeviceSwitchKey*>& keys,
 
 void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
                                  std::span<CudaCiphertext> outs, const char* op) const {
-  cuda::check_parts(a, 2, 2, op, engine_);
+  check_operand(a, 2, 2, op);
   if (outs.size() != elements.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
                           std::to_string(elements.size()) + " steps");
   }
   for (const CudaCiphertext& out : outs) {
-    check_output(out, op);
+    check_output(out, op, 2, a.level);
     if (&out == &a) throw InvalidArgument(std::string(op) + ": an output aliases the input");
   }
   const PreparedRotations prepared = prepare_rotations(a, elements, RegionFusion::single_or_hoisted);
@@ -197,7 +197,7 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
                                          const std::vector<const CudaBlockPlain*>& extended_plains,
                                          CudaCiphertext& sum) const {
   const char* op = "accumulate_rotations";
-  cuda::check_parts(a, 2, 2, op, engine_);
+  check_operand(a, 2, 2, op);
   check_extended(sum, op, 2);
   if (steps.empty() || steps.size() != extended_plains.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps and " +
@@ -245,6 +245,7 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
       throw InvalidArgument(std::string(op) + ": an extended sum is null or the sum itself");
     }
     check_extended(*extended, op, 2);
+    cuda::check_parts(*extended, 2, 2, op, engine_);
   }
   const int level = extendeds.front()->level;
   const double scale = extendeds.front()->scale;
@@ -310,7 +311,7 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
 void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
                                          std::span<CudaCiphertext> outs) const {
   const char* op = "rotate_many_extended";
-  cuda::check_parts(a, 2, 2, op, engine_);
+  check_operand(a, 2, 2, op);
   if (outs.size() != steps.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(outs.size()) + " outputs for " +
                           std::to_string(steps.size()) + " steps");

@@ -1,9 +1,7 @@
 // The CUDA evaluator's operand checks (operand_checks.h).
 #include "evaluator/cuda/operand_checks.h"
 
-#include <algorithm>
-#include <cmath>
-
+#include "evaluator/operand_checks.h"
 #include "fhe/core/error.h"
 
 namespace fhe::cuda {
@@ -13,14 +11,13 @@ std::string where(const CkksEngine& engine, const char* op, int level) {
 }
 
 void check_binary(const CudaCiphertext& a, const CudaCiphertext& b, const char* op, const CkksEngine& engine,
-                  bool same_scale) {
-  if (a.level != b.level) {
-    throw InvalidArgument(std::string(op) + ": operands at levels " + std::to_string(a.level) + " and " +
-                          std::to_string(b.level) + " (preset " + engine.preset().name +
-                          "); drop_level the one at the lower level first");
-  }
-  if (same_scale && std::fabs(a.scale - b.scale) > 1e-9 * std::max(a.scale, b.scale)) {
-    throw InvalidArgument(std::string(op) + ": operand scales differ (" + where(engine, op, a.level) + ")");
+                  Combination combination) {
+  const Preset& preset = engine.preset();
+  check_same_level(a.level, b.level, op, preset);
+  if (combination == Combination::sum) {
+    check_same_scale(a.scale, b.scale, op, preset, a.level);
+  } else {
+    check_scale_fits(a.scale * b.scale, a.level, op, preset);
   }
 }
 

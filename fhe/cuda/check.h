@@ -18,6 +18,10 @@ namespace fhe::cuda {
                         cudaGetErrorString(status) + ") in " + call;
   if (!context.empty()) message += " [" + context + "]";
   message += " at " + std::string(file) + ":" + std::to_string(line);
+  // Clears a non-sticky error (an allocation failure) that the runtime
+  // would otherwise report again at the next launch check, as the next
+  // kernel's fault, when the caller catches this one and carries on.
+  cudaGetLastError();
   throw DeviceError(message);
 }
 

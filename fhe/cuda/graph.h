@@ -41,8 +41,11 @@ class CapturedGraph {
     try {
       enqueue();
     } catch (...) {
+      // Ends the capture; its own error (an invalidated capture) is cleared
+      // so that the next launch check does not report it as its own.
       cudaStreamEndCapture(stream, &graph);
       if (graph != nullptr) cudaGraphDestroy(graph);
+      cudaGetLastError();
       throw;
     }
     FHE_CUDA_CHECK(cudaStreamEndCapture(stream, &graph), what);

@@ -413,7 +413,33 @@ TEST(CudaEvaluator, RejectsCpuEngineAndForeignOutputs) {
   gpu.drop_level(a, engine.preset().levels, last);
   gpu.accumulate_rotations(last, {0}, {nullptr}, last_sum);
   EXPECT_THROW(gpu.mod_down_rescale(last_sum, scratch), InvalidArgument);  // nothing below the last level
+  // A product's scale (2^80) with no room below the last level's modulus,
+  // as the CPU evaluator refuses it (evaluator_errors_test).
+  try {
+    gpu.multiply(last, last, scratch);
+    ADD_FAILURE() << "multiply at the last level was not refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("multiply: the product's scale 2^80"), std::string::npos) << e.what();
+  }
+  CudaCiphertext plain = gpu.make_ciphertext();
+  gpu.upload(engine.encode(half, engine.preset().levels), plain);
+  EXPECT_THROW(gpu.multiply_plain(last, plain, scratch), InvalidArgument);
   EXPECT_EQ(scratch.parts, 0u);
+  // Buffers too small or of the wrong kind are refused before a word moves:
+  // a product (3 parts) into a 2-part buffer, an extended sum as a rotation's
+  // input, the plaintext as multiply_plain's output (its words are read
+  // after part 0 is written), a copy from another evaluator's shape.
+  CudaCiphertext two_parts(engine.preset().q_primes.size(), engine.ntt_plan().n(), 2);
+  CudaCiphertext level0_plain = gpu.make_ciphertext();
+  EXPECT_THROW(gpu.multiply(a, a, two_parts), InvalidArgument);
+  EXPECT_EQ(two_parts.parts, 0u);
+  CudaCiphertext rotated_sum = gpu.make_ciphertext();
+  EXPECT_THROW(gpu.rotate(sum, 1, rotated_sum), InvalidArgument);
+  gpu.upload(engine.encode(half), level0_plain);
+  EXPECT_THROW(gpu.multiply_plain(a, level0_plain, level0_plain), InvalidArgument);
+  foreign.parts = 2;  // 3 rows of N words: not this evaluator's shape
+  EXPECT_THROW(gpu.copy(foreign, rotated_sum), InvalidArgument);
+  EXPECT_EQ(rotated_sum.parts, 0u);
 }
 
 }  // namespace
