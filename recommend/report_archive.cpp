@@ -2,6 +2,8 @@
 // the original and of the copy alike).
 #include "recommend/report_archive.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "fhe/core/error.h"
@@ -62,6 +64,39 @@ void write_archive(const std::filesystem::path& dir, const std::vector<ArchivedI
     write_file_atomically(evidence_dir / names[i], [&](std::ostream& out) { out << bytes; });
   }
   write_file_atomically(dir / "manifest.json", [&](std::ostream& out) { out << manifest.dump(2) << '\n'; });
+  remove_stale_archive(dir, names);
+}
+
+namespace {
+
+// "NN-..." with two or more digits: a name archive_names gives.
+bool archive_copy_name(const std::string& name) {
+  std::size_t digits = 0;
+  while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
+  return digits >= 2 && digits < name.size() && name[digits] == '-';
+}
+
+}  // namespace
+
+std::size_t remove_stale_archive(const std::filesystem::path& dir, const std::vector<std::string>& keep) {
+  std::size_t removed = 0;
+  std::error_code error;
+  const std::filesystem::path evidence_dir = dir / "evidence";
+  if (keep.empty() && std::filesystem::is_regular_file(dir / "manifest.json", error)) {
+    removed += std::filesystem::remove(dir / "manifest.json", error) ? 1 : 0;
+  }
+  if (!std::filesystem::is_directory(evidence_dir, error)) return removed;
+  std::vector<std::filesystem::path> stale;
+  for (const auto& entry : std::filesystem::directory_iterator(evidence_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file(error) && archive_copy_name(name) &&
+        std::find(keep.begin(), keep.end(), name) == keep.end()) {
+      stale.push_back(entry.path());
+    }
+  }
+  for (const auto& path : stale) removed += std::filesystem::remove(path, error) ? 1 : 0;
+  if (keep.empty()) std::filesystem::remove(evidence_dir, error);  // only if nothing else lies there
+  return removed;
 }
 
 }  // namespace fhelium

@@ -3,6 +3,7 @@
 // their SHA-256 hashes and provenance, beside the report.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -34,8 +35,16 @@ std::vector<std::string> archive_names(const std::vector<ArchivedInput>& inputs)
 nlohmann::json archive_manifest(const std::vector<ArchivedInput>& inputs, const std::string& report_command,
                                 const std::string& generated_utc);
 
-// Writes DIR/evidence/* and DIR/manifest.json, each atomically.
+// Writes DIR/evidence/* and DIR/manifest.json, each atomically, then
+// removes what an earlier archive in DIR left that this one does not list.
 void write_archive(const std::filesystem::path& dir, const std::vector<ArchivedInput>& inputs,
                    const nlohmann::json& manifest);
+
+// An earlier report's archive in DIR no longer describes the report there:
+// removes DIR/evidence/NN-* copies not named in `keep` and, when `keep` is
+// empty (a report without --archive), DIR/manifest.json and the evidence
+// folder if nothing else is in it. Other files are left alone. Returns how
+// many files it removed.
+std::size_t remove_stale_archive(const std::filesystem::path& dir, const std::vector<std::string>& keep);
 
 }  // namespace fhelium

@@ -120,7 +120,11 @@ void run_report(const ReportCommandOptions& options, const std::vector<std::stri
   write_file_atomically(dir / "report.html", [&](std::ostream& out) { out << html; });
   if (!options.policy.empty())
     write_file_atomically(options.policy, [&](std::ostream& out) { out << policy.dump(2) << '\n'; });
-  if (options.archive) write_archive(dir, archived, manifest);
+  if (options.archive) {
+    write_archive(dir, archived, manifest);
+  } else if (remove_stale_archive(dir, {}) > 0) {
+    std::cout << "removed an earlier report's archive from " << dir.string() << '\n';
+  }
 
   for (std::size_t i = 0; i < model.contexts.size(); ++i)
     std::cout << model.contexts[i].gpu_name << ", " << model.contexts[i].preset << ": "

@@ -67,6 +67,7 @@ TEST_F(H200Report, HtmlHoldsTableChartsDecisionAndNoExternalReference) {
   EXPECT_EQ(html.find("http:"), std::string::npos);
   EXPECT_EQ(html.find("https:"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("test-only preset"), std::string::npos);  // a deployment preset
   EXPECT_EQ(html.find("src="), std::string::npos);
 #if !FHELIUM_HAS_CUDA
   // This build has no CUDA: the contrast says so instead of inventing numbers.
@@ -89,6 +90,26 @@ TEST_F(H200Report, BinaryWritesReportPolicyAndArchive) {
   EXPECT_EQ(policy["entries"][0]["key"]["gpu_model"], "NVIDIA H200");
   EXPECT_EQ(policy["entries"][0]["key"]["driver"], "580.159.04");
   EXPECT_EQ(policy["entries"][0]["backend"], "radix2_compact_group8_smem8");
+}
+
+// A report written again into its directory leaves no copy of the earlier
+// archive that the new one does not list; files it did not write stay.
+TEST_F(H200Report, ReusedDirectoryKeepsOnlyTheCurrentArchive) {
+  const auto out = dir_.path() / "again";
+  const std::string both = "report " + kernel_.string() + " " + primitive_.string() + " --output " + out.string();
+  ASSERT_EQ(run(both + " --archive"), 0);
+  ASSERT_TRUE(std::filesystem::exists(out / "evidence/02-ckks-primitive.json"));
+  std::ofstream(out / "evidence/notes.txt") << "mine";
+  ASSERT_EQ(run("report " + kernel_.string() + " --output " + out.string() + " --archive"), 0);
+  EXPECT_TRUE(std::filesystem::exists(out / "evidence/01-kernel.json"));
+  EXPECT_FALSE(std::filesystem::exists(out / "evidence/02-ckks-primitive.json"));
+  EXPECT_EQ(nlohmann::json::parse(read_text(out / "manifest.json"))["files"].size(), 1u);
+  const auto result = fhelium::testing::run_command(std::string(FHELIUM_BINARY) + " " + both);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("removed an earlier report's archive from " + out.string()), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(out / "manifest.json"));
+  EXPECT_FALSE(std::filesystem::exists(out / "evidence/01-kernel.json"));
+  EXPECT_EQ(read_text(out / "evidence/notes.txt"), "mine");
 }
 
 // The natural layout: the policy inside the output directory, which the
