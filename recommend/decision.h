@@ -77,7 +77,7 @@ struct DecisionConfig {
   std::vector<double> weights;  // normalised, one per grid operation
   bool user_weights = false;
   Policy policy = Policy::documented;
-  std::string fallback_backend;  // stable_fallback(device kind)
+  std::string fallback_backend;  // ntt::kStableFallback
   int bootstrap_replicates = kDefaultBootstrapReplicates;
   std::uint64_t bootstrap_seed = 0;
 };

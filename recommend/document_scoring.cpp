@@ -18,7 +18,7 @@ Analysis score_document(nlohmann::json& document, const ScoringOverrides& overri
   config.weights = weights.normalised;
   config.user_weights = weights.user_given;
   config.policy = policy;
-  config.fallback_backend = std::string(fhe::ntt::stable_fallback(input.device.kind));
+  config.fallback_backend = std::string(fhe::ntt::kStableFallback);
   config.bootstrap_replicates = input.bootstrap_replicates;
   config.bootstrap_seed = input.bootstrap_seed;
 

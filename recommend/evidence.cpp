@@ -159,6 +159,13 @@ std::string apply_line(const std::string& preset, const std::string& device,
          "\", .ntt_backend = \"" + backend + "\"});";
 }
 
+std::string test_only_preset_warning(const json& document) {
+  const json preset = document.value("provenance", json::object()).value("preset", json::object());
+  if (!preset.value("test_only", false)) return "";
+  return preset.value("name", std::string("this preset")) +
+         " is a test-only preset (below the 128-bit security budget): its ranking is for tests, not a deployment";
+}
+
 void put_analysis(json& document, const Analysis& analysis, const MeasurementGrid& grid,
                   const DecisionConfig& config) {
   const json& metadata = document.at("metadata");

@@ -28,6 +28,11 @@ nlohmann::json correctness_to_json(const CorrectnessRecord& record);
 std::string apply_line(const std::string& preset, const std::string& device,
                        const std::string& backend);
 
+// A warning when the evidence measured a test-only preset (small, below the
+// 128-bit security budget; provenance.preset.test_only), else "": its
+// ranking is no deployment's.
+std::string test_only_preset_warning(const nlohmann::json& document);
+
 // Sets document["rows"], ["recommendation"] and ["analysis"] from a decision.
 // Reads metadata.preset, metadata.device and metadata.measurement_orders.
 void put_analysis(nlohmann::json& document, const Analysis& analysis,

@@ -11,6 +11,7 @@
 #include <numbers>
 #include <random>
 
+#include "evaluator/cuda_workspace.h"
 #include "evaluator/evaluator.h"
 #if FHELIUM_HAS_CUDA
 #include "evaluator/cuda/cuda_encryptor.h"
@@ -18,9 +19,11 @@
 #endif
 #include "fhe/ckks/engine.h"
 #include "fhe/core/error.h"
+#include "recommend/device_memory.h"
 #include "recommend/level_rows.h"
 #include "recommend/sample_timer.h"
 #include "recommend/suite_catalog.h"
+#include "workloads/memory_plan.h"
 
 namespace fhelium {
 namespace {
@@ -358,6 +361,47 @@ class PrimitiveSuite : public Suite {
 };
 
 }  // namespace
+
+namespace {
+
+// One backend's share: its Galois keys are those of kHoistedSteps (which
+// hold kRotateStep). The host keeps the engine's keys, the CPU evaluator's
+// key-switch scratch (about the device's) and eight ciphertexts at most;
+// the device its keys, workspaces and eleven 3-part buffers (prepare_gpu).
+fhe::workloads::MemoryPlan primitive_backend_plan(const fhe::Preset& preset, fhe::DeviceKind side) {
+  const std::size_t galois = kHoistedSteps.size(), ciphertext = fhe::workloads::ciphertext_bytes(preset, 0);
+  const std::size_t workspaces = fhe::cuda_workspace_words(preset).total() * 8;
+  if (side == fhe::DeviceKind::cuda) {
+    return {{{"keys", fhe::cuda_key_bytes(preset, galois)},
+             {"evaluator workspaces", workspaces},
+             {"buffers", 11 * ciphertext * 3 / 2}}};
+  }
+  return {{{"keys", fhe::host_key_bytes(preset, galois)},
+           {"evaluator workspaces", workspaces},
+           {"ciphertexts", 8 * ciphertext}}};
+}
+
+}  // namespace
+
+void require_primitive_backends_fit(const fhe::Preset& preset, fhe::DeviceKind side, std::size_t backends,
+                                    const DeviceMemory& memory) {
+  const fhe::workloads::MemoryPlan each = primitive_backend_plan(preset, side);
+  const std::size_t per_backend = each.total_bytes();
+  if (per_backend * backends <= memory.available_bytes) return;
+  const std::size_t fit = memory.available_bytes / per_backend;
+  throw fhe::DeviceError("ckks-primitive suite at " + preset.name + " holds every backend at once: " +
+                         std::to_string(backends) + " x (" + each.summary() + ") but " + memory.description +
+                         " has " + fhe::workloads::format_bytes(memory.available_bytes) + " free; " +
+                         (fit >= 2 ? "at most " + std::to_string(fit) + " backends fit (name them with --backend)"
+                                   : "fewer than two backends fit: use a smaller preset"));
+}
+
+void check_primitive_memory(const fhe::Preset& preset, const fhe::DeviceSpec& device, std::size_t backends) {
+  require_primitive_backends_fit(preset, fhe::DeviceKind::cpu, backends,
+                                 available_device_memory({fhe::DeviceKind::cpu, 0}));
+  if (device.kind == fhe::DeviceKind::cuda)
+    require_primitive_backends_fit(preset, fhe::DeviceKind::cuda, backends, available_device_memory(device));
+}
 
 void check_primitive_level(const fhe::Preset& preset, int level) {
   if (level >= preset.levels)

@@ -1,6 +1,7 @@
 // Ranked table and recommendation summary.
 #include "recommend/ranked_table.h"
 
+#include "recommend/evidence.h"
 #include "recommend/text_table.h"
 
 namespace fhelium {
@@ -84,6 +85,8 @@ void print_ranked_table(std::ostream& out, const nlohmann::json& document) {
   for (const auto& reason : r.value("reasons", nlohmann::json::array()))
     out << "  - " << reason.get<std::string>() << "\n";
   out << "apply: " << r.value("apply", "") << "\n";
+  if (const std::string warning = test_only_preset_warning(document); !warning.empty())
+    out << "warning: " << warning << "\n";
 }
 
 }  // namespace fhelium

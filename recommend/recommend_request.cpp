@@ -105,6 +105,7 @@ RecommendPlan resolve_request(const RecommendOptions& options) {
   // The device last, so that plain input errors are reported without touching the driver.
   fhe::require_device(plan.device);
   if (workload) plan.application = plan_application(*workload, *plan.preset, plan.device, plan.backends.size());
+  if (plan.suite == kPrimitiveSuite) check_primitive_memory(*plan.preset, plan.device, plan.backends.size());
   if (options.seed) {
     plan.seed = *options.seed;
   } else {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "recommend/evidence.h"
 #include "recommend/report_describe.h"
 #include "recommend/report_svg.h"
 #include "recommend/text_table.h"
@@ -151,6 +152,12 @@ void charts(ReportDocument& doc, const LoadedEvidence& file) {
 
 // The profile's counters of the two leading backends, or how to make them.
 void profile_part(ReportDocument& doc, const DeploymentDecision& d, const std::vector<LoadedProfile>& profiles) {
+  const auto& metadata = d.deciding->document.value("metadata", nlohmann::json::object());
+  if (profiles.empty() && metadata.value("device", std::string()) == "cpu") {
+    doc.paragraph("No profile: hardware counters (fhelium benchmark profile ntt) are measured on CUDA devices "
+                  "only, and this evidence is from the CPU.");
+    return;
+  }
   if (profiles.empty()) {
     doc.paragraph("No profile was given. Measured counters of these two backends (kernel durations, achieved "
                   "occupancy, L1/L2 sectors, DRAM bytes and bandwidth, warp stall reasons) can be added: run `" +
@@ -231,6 +238,11 @@ ReportDocument build_report(const ReportModel& model, const ReportOptions& optio
                   "). Rankings taken under different conditions are not directly comparable.");
     }
   }
+  for (const auto& file : *model.inputs)
+    if (const std::string warning = test_only_preset_warning(file.document); !warning.empty()) {
+      doc.warning(file.path.filename().string() + ": " + warning + ".");
+      break;
+    }
   for (const auto& file : *model.inputs)
     if (file.context.git_commit == "unknown" || file.context.git_commit == "absent") {
       doc.warning(file.path.filename().string() + " records no git commit (" + file.context.git_commit +

@@ -22,7 +22,9 @@ struct ReportModel {
   std::vector<ProvenanceDifference> differences;
 };
 
+// The model points into `inputs`, which must outlive it (a temporary is refused).
 ReportModel build_model(const std::vector<LoadedEvidence>& inputs, bool archived);
+ReportModel build_model(std::vector<LoadedEvidence>&& inputs, bool archived) = delete;
 
 struct ReportOptions {
   std::string command;        // the report's own command line

@@ -103,19 +103,21 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
 }
 
 MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels, DeviceKind device) {
+  // A device ciphertext holds its parts at level-0 size whatever its level
+  // (CudaCiphertext); a host one, its level's rows.
+  const auto held_bytes = [&](int level) { return ciphertext_bytes(preset, device == DeviceKind::cuda ? 0 : level); };
   std::size_t inputs = 0;
   int lowest_level = preset.levels;
   for (int level : levels) {
     // fresh (2 parts) + product (3 parts) = 2.5 two-part ciphertexts.
-    inputs += ciphertext_bytes(preset, level) * 5 / 2;
+    inputs += held_bytes(level) * 5 / 2;
     lowest_level = std::min(lowest_level, level);
   }
   MemoryPlan plan;
   plan.items.push_back({"keys", key_bytes(preset, 1, device)});  // relinearization + rotation by 1
+  plan.items.push_back({"evaluator workspaces", cuda_workspace_words(preset).total() * 8});
   plan.items.push_back({"inputs", inputs});
-  // The evaluator's workspaces and one output.
-  plan.items.push_back({"workspaces", cuda_workspace_words(preset).total() * 8 +
-                                          (levels.empty() ? 0 : ciphertext_bytes(preset, lowest_level))});
+  plan.items.push_back({"output", levels.empty() ? 0 : held_bytes(lowest_level)});
   return plan;
 }
 

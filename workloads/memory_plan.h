@@ -46,10 +46,12 @@ int lazy_bsgs_inner_sums(const MatvecConfig& config);
 // host in 8).
 MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, DeviceKind device);
 
-// Keys (relinearization + the Galois key of one rotation step), the inputs
+// Keys (relinearization + the Galois key of one rotation step), one key
+// switch's workspaces (the decomposed digits over QP rows), the inputs
 // prepared at every level (a fresh 2-part ciphertext and its 3-part
-// product) and one key switch's workspace (the decomposed digits over QP
-// rows and the output ciphertext).
+// product; on CUDA each buffer at level-0 size, as CudaCiphertext holds
+// them) and the output. CudaKeySwitchWorkload::plan_memory adds the
+// evaluator's per-level constants.
 MemoryPlan plan_keyswitch_memory(const Preset& preset, const std::vector<int>& levels, DeviceKind device);
 
 // Whether `copies` holders of `plan` fit `available_bytes`, its keys one

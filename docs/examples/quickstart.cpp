@@ -48,7 +48,7 @@ Message rotated(const Message& x, int step) {
 int main(int argc, char** argv) {
   const std::string preset = argc > 1 ? argv[1] : "slots8192-scale40-levels7-int64";
   fhe::EngineOptions options;
-  options.ntt_backend = argc > 2 ? argv[2] : "";  // empty: the device's stable fallback
+  options.ntt_backend = argc > 2 ? argv[2] : "";  // empty: the device's default backend
   options.seed = argc > 3 ? std::stoull(argv[3]) : 2024;
   try {
     fhe::CkksEngine engine(preset, options);

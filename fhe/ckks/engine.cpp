@@ -28,7 +28,7 @@ DeviceSpec checked_device(const Preset& preset, const EngineOptions& options) {
 
 std::string checked_backend(const Preset& preset, const EngineOptions& options, DeviceSpec device) {
   const std::string name =
-      options.ntt_backend.empty() ? std::string(ntt::stable_fallback(device.kind)) : options.ntt_backend;
+      options.ntt_backend.empty() ? std::string(ntt::default_backend(device.kind)) : options.ntt_backend;
   const ntt::BackendInfo& backend = ntt::backend_info(name);  // throws for unknown names
   const ntt::Compatibility check = ntt::compatibility(backend, preset.log_n);
   if (!check.compatible) {

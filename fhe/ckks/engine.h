@@ -57,7 +57,7 @@ namespace fhe {
 
 struct EngineOptions {
   std::string device = "cpu";
-  std::string ntt_backend;  // empty: ntt::stable_fallback(device)
+  std::string ntt_backend;  // empty: ntt::default_backend(device)
   // Every key and encryption is a function of this seed (0 by default, so
   // runs replay): two engines with one seed hold one secret key, and keys
   // carry at most its 64 bits of entropy. Measurement, not protection of

@@ -142,8 +142,8 @@ std::unique_ptr<NttPlan> make_plan(std::string_view backend_name, const DeviceSp
   throw InvalidArgument("unknown backend family");
 }
 
-std::string_view stable_fallback(DeviceKind device) {
-  return device == DeviceKind::cuda ? "radix2_compact_group8_smem8" : "radix2_indexed";
+std::string_view default_backend(DeviceKind device) {
+  return device == DeviceKind::cuda ? kStableFallback : kOracleBackend;
 }
 
 bool cuda_built() { return FHELIUM_HAS_CUDA != 0; }

@@ -32,9 +32,13 @@ std::unique_ptr<NttPlan> make_plan(std::string_view backend_name, const DeviceSp
                                    int log_n, std::span<const std::uint64_t> moduli,
                                    WordType word);
 
-// The stable fallback of the decision rules and the engine's default:
-// radix2_compact_group8_smem8 on CUDA, radix2_indexed on the CPU.
-std::string_view stable_fallback(DeviceKind device);
+// The stable fallback of the decision rules on every device (SPEC sections
+// 2 and 6): recommended whenever it is in the near-tie set.
+inline constexpr std::string_view kStableFallback = "radix2_compact_group8_smem8";
+
+// The backend of an engine that names none: the stable fallback on CUDA
+// (the CUDA default), the oracle radix2_indexed on the CPU.
+std::string_view default_backend(DeviceKind device);
 
 // The backend every other one is checked against.
 inline constexpr std::string_view kOracleBackend = "radix2_indexed";

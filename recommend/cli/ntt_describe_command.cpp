@@ -60,7 +60,7 @@ void run_describe(const DescribeOptions& options) {
   const fhe::Preset& preset = fhe::preset_by_name(options.preset);
   const fhe::DeviceSpec device = fhe::parse_device(options.device);
   const std::string backend_name =
-      options.backend.empty() ? std::string(fhe::ntt::stable_fallback(device.kind)) : options.backend;
+      options.backend.empty() ? std::string(fhe::ntt::default_backend(device.kind)) : options.backend;
   const fhe::ntt::BackendInfo& backend = fhe::ntt::backend_info(backend_name);
   const fhe::ntt::Compatibility check = fhe::ntt::compatibility(backend, preset.log_n);
   if (!check.compatible) {

@@ -90,9 +90,10 @@ TEST(NttRegistry, SchedulesFollowTheFactorizations) {
   }
 }
 
-TEST(NttRegistry, StableFallbacks) {
-  EXPECT_EQ(fhe::ntt::stable_fallback(fhe::DeviceKind::cuda), "radix2_compact_group8_smem8");
-  EXPECT_EQ(fhe::ntt::stable_fallback(fhe::DeviceKind::cpu), "radix2_indexed");
+TEST(NttRegistry, StableFallbackAndDefaults) {
+  EXPECT_EQ(fhe::ntt::kStableFallback, "radix2_compact_group8_smem8");
+  EXPECT_EQ(fhe::ntt::default_backend(fhe::DeviceKind::cuda), "radix2_compact_group8_smem8");
+  EXPECT_EQ(fhe::ntt::default_backend(fhe::DeviceKind::cpu), "radix2_indexed");
 }
 
 TEST(NttRegistry, DeviceStrings) {

@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "fhe/ntt/host_transform.h"
 #include "fhe/ntt/registry.h"
 #include "recommend/document_scoring.h"
 #include "recommend/kernel_suite.h"
 #include "recommend/recommend_run.h"
+#include "recommend/ranked_table.h"
+#include "recommend/report_builder.h"
 #include "tests/recommend/test_support.h"
 
 namespace fhelium {
@@ -115,7 +118,7 @@ TEST(KernelSuite, CpuRunWritesCompleteEvidence) {
   EXPECT_NE(std::find(codes.begin(), codes.end(), "TOO_FEW_REPETITIONS"), codes.end());
   EXPECT_NE(std::find(codes.begin(), codes.end(), "TOO_FEW_RUNS"), codes.end());
   EXPECT_EQ(r["repetition_winners"].size(), 2u);
-  EXPECT_EQ(r["fallback_backend"], "radix2_indexed");
+  EXPECT_EQ(r["fallback_backend"], "radix2_compact_group8_smem8");  // on every device
   EXPECT_EQ(doc["provenance"]["preset"]["primes_hash"], fhe::preset_primes_hash(fhe::preset_by_name(kPreset)));
   EXPECT_TRUE(doc["provenance"]["activity_before"].contains("load_average"));
   EXPECT_EQ(doc["provenance"]["argv"], nlohmann::json::array({"test"}));
@@ -125,6 +128,20 @@ TEST(KernelSuite, CpuRunWritesCompleteEvidence) {
   score_document(rescored);
   EXPECT_EQ(rescored["rows"], doc["rows"]);
   EXPECT_EQ(rescored["recommendation"], doc["recommendation"]);
+
+  // Its report says why there is no profile, instead of a command that
+  // only runs on a CUDA device.
+  const std::vector<LoadedEvidence> inputs = load_evidence_files({output});  // the model points into them
+  const ReportModel model = build_model(inputs, false);
+  const std::string markdown = render_markdown(build_report(model, {"fhelium report", "t", true}));
+  EXPECT_NE(markdown.find("hardware counters (fhelium benchmark profile ntt) are measured on CUDA devices only"),
+            std::string::npos);
+  EXPECT_EQ(markdown.find("benchmark profile ntt --backend"), std::string::npos);
+  // and that a test-only preset's ranking is no deployment's, as the table does.
+  EXPECT_NE(markdown.find("kernel.json: " + std::string(kPreset) + " is a test-only preset"), std::string::npos);
+  std::ostringstream table;
+  print_ranked_table(table, doc);
+  EXPECT_NE(table.str().find("warning: " + std::string(kPreset) + " is a test-only preset"), std::string::npos);
 }
 
 TEST(KernelSuite, InjectedFaultIsExcludedAndItsInputSaved) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "fhe/core/error.h"
+#include "fhe/params/preset.h"
 #include "recommend/primitive_suite.h"
 #include "recommend/recommend_run.h"
 #include "tests/recommend/test_support.h"
@@ -47,6 +48,30 @@ TEST(PrimitiveSuite, TheLastLevelIsRejectedBeforeAnyWork) {
   options.device = "cpu";
   options.level = 3;
   EXPECT_THROW(resolve_request(options), fhe::InvalidArgument);
+}
+
+// Every backend's engine is held at once: a host or device that cannot hold
+// them all is refused up front, with how many backends would fit.
+TEST(PrimitiveSuite, MemoryForEveryBackendIsCheckedBeforeAnyKey) {
+  const fhe::Preset& preset = fhe::preset_by_name("slots32768-scale40-levels34-int64");
+  // Per backend on the host: 5 key-switching keys of 390 MiB (and more).
+  const std::size_t gib = std::size_t{1} << 30;
+  EXPECT_NO_THROW(require_primitive_backends_fit(preset, fhe::DeviceKind::cpu, 7, {7 * 4 * gib, "the host"}));
+  try {
+    require_primitive_backends_fit(preset, fhe::DeviceKind::cpu, 7, {6 * gib, "the host"});
+    ADD_FAILURE() << "7 backends in 6 GiB were not refused";
+  } catch (const fhe::DeviceError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("ckks-primitive suite at slots32768-scale40-levels34-int64 holds every backend at once: "
+                           "7 x (keys "),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("but the host has 6.00 GiB free; at most 2 backends fit"), std::string::npos) << message;
+  }
+  // The device side counts the compact device keys: less than the host's.
+  EXPECT_THROW(require_primitive_backends_fit(preset, fhe::DeviceKind::cuda, 7, {2 * gib, "cuda:0"}),
+               fhe::DeviceError);
+  EXPECT_NO_THROW(require_primitive_backends_fit(preset, fhe::DeviceKind::cuda, 2, {6 * gib, "cuda:0"}));
 }
 
 }  // namespace

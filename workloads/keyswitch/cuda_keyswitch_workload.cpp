@@ -46,14 +46,14 @@ MemoryPlan checked_plan(const CkksEngine& engine, const std::vector<int>& levels
 }  // namespace
 
 MemoryPlan CudaKeySwitchWorkload::plan_memory(const CkksEngine& engine, const std::vector<int>& levels) {
+  // The preset's plan with what the engine adds: its keys, however many
+  // Galois keys it holds, and the evaluator's per-level constants.
+  MemoryPlan plan = plan_keyswitch_memory(engine.preset(), levels, DeviceKind::cuda);
   const CudaMemoryEstimate evaluator = CudaEvaluator::estimate_memory(engine);
-  // A device ciphertext holds its parts at level-0 size, whatever its level.
-  const std::size_t two_parts = ciphertext_bytes(engine.preset(), 0);
-  MemoryPlan plan;
-  plan.items.push_back({"keys", evaluator.key_bytes});
-  plan.items.push_back({"evaluator workspaces", evaluator.workspace_bytes + evaluator.constant_bytes});
-  plan.items.push_back({"inputs", levels.size() * (two_parts / 2) * 5});  // fresh 2 parts + product 3
-  plan.items.push_back({"output", two_parts});
+  for (MemoryItem& item : plan.items) {
+    if (item.name == "keys") item.bytes = evaluator.key_bytes;
+    if (item.name == "evaluator workspaces") item.bytes = evaluator.workspace_bytes + evaluator.constant_bytes;
+  }
   return plan;
 }
 
