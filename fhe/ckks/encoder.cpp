@@ -2,8 +2,11 @@
 // CRT (balanced mixed radix) back to doubles.
 #include "fhe/ckks/encoder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "fhe/core/error.h"
@@ -32,6 +35,17 @@ std::uint64_t residue_of_signed(std::int64_t d, const Modulus<std::uint64_t>& q)
   const std::uint64_t magnitude = d < 0 ? static_cast<std::uint64_t>(-d) : static_cast<std::uint64_t>(d);
   const std::uint64_t r = reduce_wide<std::uint64_t>(0, magnitude, q);
   return d < 0 ? neg_mod(r, q.value) : r;
+}
+
+// floor(Q/2) of the level's Q rows, exactly, while Q < 2^128; none above
+// (there the 2^127 bound is the tighter one).
+std::optional<unsigned __int128> half_modulus_below_2_128(const Preset& preset, int level) {
+  unsigned __int128 q = 1;
+  for (std::uint64_t prime : std::span(preset.q_primes).last(preset.active_q_rows(level))) {
+    if (q > ~static_cast<unsigned __int128>(0) / prime) return std::nullopt;
+    q *= prime;
+  }
+  return q / 2;
 }
 
 }  // namespace
@@ -140,14 +154,20 @@ Plaintext CkksEncoder::encode_rows(std::span<const Complex> values, double scale
     coefficients[k + slots_] = std::nearbyint(v[k].imag() * scale);
   }
   // Each coefficient must stay below half the level's Q modulus (else it
-  // wraps and decodes to another number) and below 2^127 (reduce_double).
-  const double log2_limit = std::min(127.0, preset_.log2_q(level) - 1);
+  // wraps and decodes to another number), below 2^127 (reduce_double) and
+  // below 2^63 times the scale (what decode reads back). Half of Q exactly
+  // while Q fits 128 bits: log2_q's rounding lets a value just above Q/2
+  // through at two-prime levels.
+  const double log2_limit = std::min({127.0, preset_.log2_q(level) - 1, 63 + std::log2(scale)});
+  const std::optional<unsigned __int128> half_q = half_modulus_below_2_128(preset_, level);
   for (double c : coefficients) {
-    if (c != 0 && std::log2(std::fabs(c)) >= log2_limit) {
-      throw InvalidArgument("encode: a scaled coefficient of 2^" + std::to_string(std::log2(std::fabs(c))) +
+    const double magnitude = std::fabs(c);
+    if (c != 0 && (std::log2(magnitude) >= log2_limit ||
+                   (half_q && static_cast<unsigned __int128>(magnitude) > *half_q))) {
+      throw InvalidArgument("encode: a scaled coefficient of 2^" + std::to_string(std::log2(magnitude)) +
                             " does not fit below 2^" + std::to_string(log2_limit) + " (half the modulus of level " +
-                            std::to_string(level) + ", at most 2^127; scale " + std::to_string(scale) +
-                            ", preset " + preset_.name + ")");
+                            std::to_string(level) + ", at most 2^127 and 2^63 times the scale; scale " +
+                            std::to_string(scale) + ", preset " + preset_.name + ")");
     }
   }
 

@@ -87,16 +87,20 @@ Preset make_preset(std::string name, int log_n, int scale_bits, int levels, int 
   preset.q_primes.push_back(wide[0]);
   preset.p_primes.assign(wide.begin() + 1, wide.end());
 
-  const int budget = security_budget_bits(log_n);
-  if (!test_only && (budget == 0 || preset.log2_qp() > budget)) {
+  check_security_budget(preset);
+  return preset;
+}
+
+void check_security_budget(const Preset& preset) {
+  const int budget = security_budget_bits(preset.log_n);
+  if (!preset.test_only && (budget == 0 || preset.log2_qp() > budget)) {
     char buffer[256];
     std::snprintf(buffer, sizeof buffer,
                   "preset %s: log2(QP) = %.1f bits exceeds the 128-bit security budget of %d "
                   "bits at logN %d",
-                  preset.name.c_str(), preset.log2_qp(), budget, log_n);
+                  preset.name.c_str(), preset.log2_qp(), budget, preset.log_n);
     throw InvalidArgument(buffer);
   }
-  return preset;
 }
 
 void validate_preset(const Preset& preset) {
@@ -123,7 +127,7 @@ void validate_preset(const Preset& preset) {
       throw InvalidArgument(where + "modulus " + std::to_string(q) + " (row " + std::to_string(i) +
                             ") is not a distinct prime = 1 mod 2N below 2^" + std::to_string(max_bits));
     }
-  }
+  }  check_security_budget(preset);
 }
 
 const std::vector<Preset>& all_presets() {

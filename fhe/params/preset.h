@@ -60,9 +60,13 @@ Preset make_preset(std::string name, int log_n, int scale_bits, int levels, int 
 
 // Throws InvalidArgument unless a hand-made preset could have come from
 // make_preset: logN in 10-17, levels + 1 Q primes and p_count P primes,
-// each a distinct prime = 1 mod 2N that its word's butterflies take. (A
-// composite "prime" made the engine's root search run for ever.)
+// each a distinct prime = 1 mod 2N that its word's butterflies take (a
+// composite "prime" made the engine's root search run for ever), and,
+// unless it is test_only, log2(QP) within the security budget.
 void validate_preset(const Preset& preset);
+// Throws InvalidArgument when a preset that is not test_only exceeds the
+// 128-bit security budget of its logN (or has none: logN below 14).
+void check_security_budget(const Preset& preset);
 
 // The sixteen production presets and the test-only ones, in table order.
 const std::vector<Preset>& all_presets();

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <cmath>
 #include <numbers>
+#include <span>
 
 #include "fhe/ckks/engine.h"
 #include "fhe/core/error.h"
@@ -108,6 +110,38 @@ TEST(CkksEncoder, RejectsBadInput) {
     EXPECT_NE(std::string(e.what()).find("half the modulus of level 3"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(engine.encode(large, 0));  // four primes hold it
+}
+
+// At a two-prime level log2(Q) is a sum of rounded logarithms: a scale just
+// above Q/2 passed a test on it and decoded with the wrong sign. The exact
+// Q refuses it; the largest double below Q/2 still encodes and decodes.
+TEST(CkksEncoder, HalfTheModulusIsExactAtFewPrimes) {
+  const CkksEngine engine("slots8192-scale40-levels7-int64");  // level 6: two primes, where the log2 sum let it by
+  const int level = 6;
+  const Preset& preset = engine.preset();
+  unsigned __int128 q = 1;
+  for (std::uint64_t prime : std::span(preset.q_primes).last(preset.active_q_rows(level))) q *= prime;
+  const unsigned __int128 half = q / 2;
+  double above = static_cast<double>(half);
+  if (static_cast<unsigned __int128>(above) <= half) above = std::nextafter(above, INFINITY);
+  double below = std::nextafter(above, 0.0);
+  ASSERT_LE(static_cast<unsigned __int128>(below), half);
+  const std::vector<double> ones(engine.slot_count(), 1.0);  // coefficient 0 = the scale, the others 0
+  EXPECT_THROW(engine.encode(ones, level, above), InvalidArgument);
+  // Half that scale leaves room for the FFT's rounding of the other coefficients.
+  const Plaintext pt = engine.encode(ones, level, std::ldexp(below, -1));
+  EXPECT_NEAR(engine.decode(pt)[0].real(), 1.0, 1e-6);
+}
+
+// decode reads back 2^63 times the scale: a larger message is refused at
+// encode instead of decoding to garbage.
+TEST(CkksEncoder, MessagesDecodeCannotReadBackAreRefused) {
+  const CkksEngine engine("test-slots512-scale40-levels3-int64");
+  const std::vector<double> huge(engine.slot_count(), std::ldexp(1.0, 70));
+  EXPECT_THROW(engine.encode(huge, 0), InvalidArgument);
+  const std::vector<double> big(engine.slot_count(), std::ldexp(1.0, 50));
+  const auto decoded = engine.decode(engine.encode(big, 0));
+  EXPECT_NEAR(decoded[7].real() / std::ldexp(1.0, 50), 1.0, 1e-9);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The sixteen presets of SPEC section 3: counts, prime properties, budget.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <set>
 
 #include "fhe/arith/primes.h"
@@ -114,6 +116,31 @@ TEST(Presets, HandMadePresetsAreValidated) {
   fhe::Preset not_ntt_friendly = good;
   not_ntt_friendly.p_primes[0] = 1000000007;  // prime, but not 1 mod 2N
   EXPECT_THROW(fhe::validate_preset(not_ntt_friendly), fhe::InvalidArgument);
+  // A deployment preset with primes added past its logN's security budget
+  // (and a small one marked for deployment) is refused as make_preset refuses it.
+  fhe::Preset over_budget = fhe::preset_by_name("slots8192-scale40-levels7-int64");
+  // Primes = 1 mod 4N: NTT-friendly at logN 14 too.
+  const std::vector<std::uint64_t> more = fhe::preset_by_name("slots16384-scale40-levels16-int64").q_primes;
+  for (std::uint64_t q : more) {
+    if (std::find(over_budget.q_primes.begin(), over_budget.q_primes.end(), q) == over_budget.q_primes.end() &&
+        std::find(over_budget.p_primes.begin(), over_budget.p_primes.end(), q) == over_budget.p_primes.end() &&
+        over_budget.log2_qp() <= fhe::security_budget_bits(over_budget.log_n)) {
+      over_budget.q_primes.insert(over_budget.q_primes.begin(), q);
+      ++over_budget.levels;
+    }
+  }
+  ASSERT_GT(over_budget.log2_qp(), fhe::security_budget_bits(over_budget.log_n));
+  try {
+    fhe::validate_preset(over_budget);
+    ADD_FAILURE() << "an over-budget preset was accepted";
+  } catch (const fhe::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("security budget"), std::string::npos) << e.what();
+  }
+  over_budget.test_only = true;
+  EXPECT_NO_THROW(fhe::validate_preset(over_budget));
+  fhe::Preset small_for_deployment = good;
+  small_for_deployment.test_only = false;
+  EXPECT_THROW(fhe::validate_preset(small_for_deployment), fhe::InvalidArgument);
 }
 
 TEST(Presets, UnknownNameListsKnownOnes) {
