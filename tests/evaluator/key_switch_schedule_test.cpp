@@ -150,10 +150,17 @@ TEST_P(RnsScaleDownCases, RoundsToNearestWithinTheConversionError) {
   }
   const RnsScaleDown scale_down = make_rns_scale_down(preset, c.dropped, c.kept);
   const auto input = ntt_residues(*plan, {0, preset.qp_primes().size()}, v);
+  // D, the dropped primes' product, held at 2^102 once it passes it: every
+  // |v| < 2^100 is then below D / 2 and rounds to 0 either way (three 60-bit
+  // primes overflowed the 128-bit product, found by UBSan).
+  const i128 kBeyondValues = i128{1} << 102;
   i128 divisor = 1;
   std::vector<std::uint64_t> dropped;  // the dropped rows back to back, in the ranges' order
   for (const ntt::RowRange& r : c.dropped) {
-    for (std::size_t id = r.first; id < r.first + r.count; ++id) divisor *= plan->moduli()[id];
+    for (std::size_t id = r.first; id < r.first + r.count; ++id) {
+      const auto q = static_cast<i128>(plan->moduli()[id]);
+      divisor = divisor > kBeyondValues / q ? kBeyondValues : divisor * q;
+    }
     dropped.insert(dropped.end(), input.begin() + r.first * n, input.begin() + (r.first + r.count) * n);
   }
   std::vector<std::uint64_t> out(c.kept.count * n), scratch;
