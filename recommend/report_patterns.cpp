@@ -38,6 +38,16 @@ bool clear_win(const Decision& d) {
 
 std::string pct(double value) { return format_number(value, 2) + "%"; }
 
+// Winner changes that a near tie explains: the winner's CV is low and every
+// repetition's winner is one of the near-tied backends (the seed's table
+// still lists the pattern; this says which reading the numbers favour).
+bool changes_within_tie(const Decision& d) {
+  if (!within(d.winner_median_cv_pct, kHighCvPct) || d.near_tied_backends.size() < 2) return false;
+  return std::all_of(d.repetition_winners.begin(), d.repetition_winners.end(), [&](const std::string& w) {
+    return std::find(d.near_tied_backends.begin(), d.near_tied_backends.end(), w) != d.near_tied_backends.end();
+  });
+}
+
 void compare_scopes(const LoadedEvidence& lower, const LoadedEvidence& upper, PatternReport& out) {
   const Decision& l = lower.analysis.decision;
   const Decision& u = upper.analysis.decision;
@@ -152,6 +162,11 @@ PatternReport classify_patterns(const DeploymentContext& context) {
            << " of " << d.repetition_winners.size() << " repetitions (winners:";
       for (const auto& w : d.repetition_winners) text << ' ' << w;
       text << "); its median within-run CV is " << pct(d.winner_median_cv_pct);
+      if (changes_within_tie(d)) {
+        text << "; every repetition's winner is among the near-tied backends (within " << pct(kNearTieBand * 100.0)
+             << " of the best) and the CV is low, so the changes reflect the tie, which the decision already "
+                "handles, more than the machine's state";
+      }
       out.findings.push_back({Pattern::unstable_repetitions, file->label, text.str()});
     }
     if (file->suite == "kernel" && !kernel) kernel = file;

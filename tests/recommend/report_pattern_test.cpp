@@ -101,6 +101,31 @@ TEST(ReportPatterns, UnstableRepetitionsAndStepFourKeepsTheFallback) {
   EXPECT_NE(d.steps[4].conclusion.find("no application evidence"), std::string::npos);
 }
 
+// The evidence text says when a near tie explains the winner's changes
+// (low CV, every repetition's winner near-tied) and not otherwise.
+TEST(ReportPatterns, WinnerChangesInsideANearTieAreSaidToBeTheTies) {
+  const auto evidence_of = [](const nlohmann::json& primitive) {
+    std::vector<LoadedEvidence> files;
+    files.push_back(loaded("p.json", primitive));
+    const auto contexts = group_contexts(files);
+    const auto report = classify_patterns(contexts.front());
+    EXPECT_EQ(report.findings.size(), 1u);
+    return report.findings.empty() ? std::string() : report.findings[0].evidence;
+  };
+  const std::string tie_text = "the changes reflect the tie";
+  // radix16 1 % behind group16, and faster in repetition 2.
+  nlohmann::json tied = suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.05, 3.03}}});
+  scale_series(tied, kG16, "encrypt_message", 2, 1.03);
+  scale_series(tied, kG16, "multiply_relinearize", 2, 1.03);
+  const std::string tied_text = evidence_of(tied);
+  EXPECT_NE(tied_text.find("won 2 of 3"), std::string::npos) << tied_text;
+  EXPECT_NE(tied_text.find(tie_text), std::string::npos) << tied_text;
+  // radix16 10 % behind: its win in repetition 2 is not a tie's.
+  const std::string apart_text = evidence_of(unstable_primitive({{kG16, {5, 3}}, {kR16, {5.5, 3.3}}}));
+  EXPECT_NE(apart_text.find("won 2 of 3"), std::string::npos) << apart_text;
+  EXPECT_EQ(apart_text.find(tie_text), std::string::npos) << apart_text;
+}
+
 // The fallback is kept only where it was ranked: one that failed the
 // correctness gate has no evidence to stand on.
 TEST(ReportPatterns, StepFourNeverKeepsAFallbackThatFailedTheGate) {
