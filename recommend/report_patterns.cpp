@@ -57,9 +57,19 @@ void compare_scopes(const LoadedEvidence& lower, const LoadedEvidence& upper, Pa
   const bool wins_both_directions = !lower_is_kernel || (fastest_on(lower, "forward_ntt") == lw &&
                                                          fastest_on(lower, "inverse_ntt") == lw);
   if (lw == u.numerical_winner && wins_both_directions) {
-    out.findings.push_back({Pattern::composition_preserved, scope,
-                            lw + " is the numerical winner of both scopes" +
-                                (lower_is_kernel ? " and the fastest forward and inverse NTT" : "")});
+    std::string evidence =
+        lw + " is the numerical winner of both scopes" + (lower_is_kernel ? " and the fastest forward and inverse NTT" : "");
+    // The winner of a near tie agrees with another scope's by little more than chance: say so.
+    bool tied = false;
+    for (const LoadedEvidence* file : {&lower, &upper}) {
+      const Decision& d = file->analysis.decision;
+      if (!std::isnan(d.runner_up_margin_pct) && !clear_win(d)) {
+        evidence += "; " + file->label + " is a near tie (margin " + pct(d.runner_up_margin_pct) + ")";
+        tied = true;
+      }
+    }
+    if (tied) evidence += ", so the agreement is weak evidence";
+    out.findings.push_back({Pattern::composition_preserved, scope, evidence});
     return;
   }
   const nlohmann::json* upper_row = row_of(upper, lw);

@@ -24,6 +24,25 @@ TEST(ReportPatterns, CompositionPreserved) {
   files.push_back(loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1, 1, 2}}, {kR16, {1.1, 1.1, 2.2}}})));
   files.push_back(loaded("p.json", suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.5, 3.3}}})));
   EXPECT_EQ(patterns_of(files), std::vector<Pattern>{Pattern::composition_preserved});
+  const auto contexts = group_contexts(files);
+  const std::string clear = classify_patterns(contexts.front()).findings.at(0).evidence;
+  EXPECT_EQ(clear.find("weak evidence"), std::string::npos) << clear;
+}
+
+// The same winner of a near tie is reported with its margin, as weak evidence.
+TEST(ReportPatterns, CompositionThroughANearTieIsWeakEvidence) {
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("k.json", suite_document("kernel", kKernelOps, {{kG16, {1, 1, 2}}, {kR16, {1.1, 1.1, 2.2}}})));
+  // radix16 1 % behind at the primitive scope.
+  files.push_back(loaded("p.json", suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.05, 3.03}}})));
+  const auto contexts = group_contexts(files);
+  const auto report = classify_patterns(contexts.front());
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].pattern, Pattern::composition_preserved);
+  const std::string& text = report.findings[0].evidence;
+  EXPECT_NE(text.find("ckks-primitive is a near tie (margin 1.00%), so the agreement is weak evidence"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("kernel is a near tie"), std::string::npos) << text;
 }
 
 TEST(ReportPatterns, KernelWinDilutedToNearTie) {
