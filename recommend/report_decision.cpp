@@ -66,9 +66,16 @@ DeploymentDecision walk_decision(const DeploymentContext& context, bool archived
   // 3. The primitive suite selects among the plausible candidates.
   if (primitive) {
     const Decision& d = primitive->analysis.decision;
+    // The margin is the numerical winner's, which the stable fallback may have replaced.
+    const std::string margin = d.runner_up.empty() ? std::string("the only candidate")
+                                                   : "margin " + format_number(d.runner_up_margin_pct, 2) +
+                                                         "% over " + d.runner_up;
     std::string text = "ckks-primitive recommends " + d.recommended_backend + " (" +
-                       std::string(confidence_name(d.confidence)) + " confidence, margin " +
-                       format_number(d.runner_up_margin_pct, 2) + "% over " + d.runner_up + ")";
+                       std::string(confidence_name(d.confidence)) + " confidence, ";
+    text += d.recommended_backend == d.numerical_winner
+                ? margin + ")"
+                : "the stable fallback, within the near-tie band of the numerical winner " + d.numerical_winner +
+                      ": " + margin + ")";
     if (kernel && std::find(plausible.begin(), plausible.end(), d.recommended_backend) == plausible.end())
       text += "; note: the kernel suite found it clearly slower, so the scopes disagree";
     out.steps.push_back({3, "Use the primitive suite to select among plausible candidates", text, false});

@@ -145,6 +145,19 @@ TEST(ReportPatterns, WinnerChangesInsideANearTieAreSaidToBeTheTies) {
   EXPECT_EQ(apart_text.find(tie_text), std::string::npos) << apart_text;
 }
 
+// Step 3 names the margin's owner: the numerical winner, which the
+// stable fallback replaced inside the near-tie band.
+TEST(ReportPatterns, StepThreeNamesTheWinnerTheFallbackReplaced) {
+  std::vector<LoadedEvidence> files;
+  files.push_back(loaded("p.json", suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kG8, {5.05, 3.03}}})));
+  const auto contexts = group_contexts(files);
+  const DeploymentDecision d = walk_decision(contexts.front(), false);
+  ASSERT_GE(d.steps.size(), 3u);
+  EXPECT_EQ(d.steps[2].conclusion, "ckks-primitive recommends " + kG8 +
+                                       " (low confidence, the stable fallback, within the near-tie band of the "
+                                       "numerical winner " + kG16 + ": margin 1.00% over " + kG8 + ")");
+}
+
 // The fallback is kept only where it was ranked: one that failed the
 // correctness gate has no evidence to stand on.
 TEST(ReportPatterns, StepFourNeverKeepsAFallbackThatFailedTheGate) {
