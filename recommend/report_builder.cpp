@@ -186,6 +186,11 @@ void describe_section(ReportDocument& doc, const DeploymentDecision& d, const Re
   doc.paragraph("Kernel launches of " + d.leading[0] + " and " + d.leading[1] + " (the two best of " +
                 d.deciding_scope + "), from NttPlan::describe: " + contrast.note + ".");
   if (contrast.available) doc.table(contrast.header, contrast.rows);
+  // A reader may take the contrast for the choice's reason: say when it is not.
+  if (std::find(d.leading.begin(), d.leading.end(), d.backend) == d.leading.end()) {
+    doc.paragraph("The recommended " + d.backend + " is neither of these two: the contrast explains the "
+                  "numerical ranking, and the choice comes from the decision's steps above.");
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // test per pattern of the disagreement table, and the walk's step 4.
 #include <gtest/gtest.h>
 
+#include "recommend/report_builder.h"
 #include "recommend/report_decision.h"
 #include "recommend/report_patterns.h"
 #include "tests/recommend/report_test_support.h"
@@ -156,6 +157,25 @@ TEST(ReportPatterns, StepThreeNamesTheWinnerTheFallbackReplaced) {
   EXPECT_EQ(d.steps[2].conclusion, "ckks-primitive recommends " + kG8 +
                                        " (low confidence, the stable fallback, within the near-tie band of the "
                                        "numerical winner " + kG16 + ": margin 1.00% over " + kG8 + ")");
+}
+
+// The describe section says when the recommended backend (here the
+// fallback, third) is not one of the two it contrasts, and only then.
+TEST(ReportPatterns, TheDescribeSectionSaysWhenTheChoiceIsNotContrasted) {
+  const auto markdown_of = [](const nlohmann::json& primitive) {
+    std::vector<LoadedEvidence> files;
+    files.push_back(loaded("p.json", primitive));
+    const ReportModel model = build_model(files, false);
+    return render_markdown(build_report(model, {"fhelium report", "t", true}));
+  };
+  const std::string sentence = "is neither of these two";
+  const std::string third = markdown_of(
+      suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kR16, {5.02, 3.01}}, {kG8, {5.1, 3.06}}}));
+  EXPECT_NE(third.find("The recommended " + kG8 + " " + sentence), std::string::npos) << third;
+  const std::string second =
+      markdown_of(suite_document("ckks-primitive", kPrimitiveOps, {{kG16, {5, 3}}, {kG8, {5.1, 3.06}}}));
+  EXPECT_NE(second.find("Kernel launches of " + kG16 + " and " + kG8), std::string::npos) << second;
+  EXPECT_EQ(second.find(sentence), std::string::npos) << second;
 }
 
 // The fallback is kept only where it was ranked: one that failed the
