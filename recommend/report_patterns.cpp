@@ -36,6 +36,9 @@ bool clear_win(const Decision& d) {
   return !std::isnan(d.runner_up_margin_pct) && !within(d.runner_up_margin_pct, kNearTieBand * 100.0);
 }
 
+// A near tie: a runner-up inside the 3 % band (a single candidate is neither).
+bool near_tie(const Decision& d) { return !std::isnan(d.runner_up_margin_pct) && !clear_win(d); }
+
 std::string pct(double value) { return format_number(value, 2) + "%"; }
 
 // Winner changes that a near tie explains: the winner's CV is low and every
@@ -63,7 +66,7 @@ void compare_scopes(const LoadedEvidence& lower, const LoadedEvidence& upper, Pa
     bool tied = false;
     for (const LoadedEvidence* file : {&lower, &upper}) {
       const Decision& d = file->analysis.decision;
-      if (!std::isnan(d.runner_up_margin_pct) && !clear_win(d)) {
+      if (near_tie(d)) {
         evidence += "; " + file->label + " is a near tie (margin " + pct(d.runner_up_margin_pct) + ")";
         tied = true;
       }

@@ -127,7 +127,8 @@ void validate_preset(const Preset& preset) {
       throw InvalidArgument(where + "modulus " + std::to_string(q) + " (row " + std::to_string(i) +
                             ") is not a distinct prime = 1 mod 2N below 2^" + std::to_string(max_bits));
     }
-  }  check_security_budget(preset);
+  }
+  check_security_budget(preset);
 }
 
 const std::vector<Preset>& all_presets() {

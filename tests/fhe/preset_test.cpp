@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <set>
 
 #include "fhe/arith/primes.h"
