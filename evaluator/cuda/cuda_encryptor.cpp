@@ -60,6 +60,7 @@ std::size_t CudaEncryptor::prepare_output(const CudaCiphertext& plaintext, CudaC
 }
 
 void CudaEncryptor::encrypt_at(const CudaCiphertext& plaintext, std::uint64_t index, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(engine_.device().index);
   const std::size_t first = prepare_output(plaintext, out, "CudaEncryptor::encrypt");
   const std::size_t rows = out.rows();
   const cudaStream_t stream = evaluator_.stream();
@@ -80,6 +81,7 @@ void CudaEncryptor::encrypt_at(const CudaCiphertext& plaintext, std::uint64_t in
 
 void CudaEncryptor::encrypt_symmetric_at(const CudaCiphertext& plaintext, std::uint64_t index,
                                          CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(engine_.device().index);
   const std::size_t first = prepare_output(plaintext, out, "CudaEncryptor::encrypt_symmetric");
   const std::size_t rows = out.rows();
   const cudaStream_t stream = evaluator_.stream();

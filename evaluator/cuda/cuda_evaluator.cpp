@@ -183,6 +183,7 @@ void CudaEvaluator::take_upload(std::span<const RnsPoly> parts, int level, doubl
 }
 
 void CudaEvaluator::upload(const Ciphertext& host, CudaCiphertext& device) const {
+  const cuda::DeviceGuard on_device(device_);
   take_upload(host.parts, host.level, host.scale, device);
   for (std::size_t p = 0; p < host.size(); ++p) {
     FHE_CUDA_CHECK(cudaMemcpyAsync(device.part(p), host.parts[p].data(), device.part_words() * 8,
@@ -191,12 +192,14 @@ void CudaEvaluator::upload(const Ciphertext& host, CudaCiphertext& device) const
 }
 
 void CudaEvaluator::upload(const Plaintext& host, CudaCiphertext& device) const {
+  const cuda::DeviceGuard on_device(device_);
   take_upload(std::span(&host.poly, 1), host.level, host.scale, device);
   FHE_CUDA_CHECK(cudaMemcpyAsync(device.part(0), host.poly.data(), device.part_words() * 8, cudaMemcpyHostToDevice,
                                  stream()));
 }
 
 void CudaEvaluator::upload(const Plaintext& host, CudaCiphertext& device, cuda::StagedUploader& staging) const {
+  const cuda::DeviceGuard on_device(device_);
   take_upload(std::span(&host.poly, 1), host.level, host.scale, device);
   staging.upload(device.part(0), device.part_words() * 8, [&](std::span<std::uint8_t> bytes) {
     std::memcpy(bytes.data(), host.poly.data(), bytes.size());
@@ -204,6 +207,7 @@ void CudaEvaluator::upload(const Plaintext& host, CudaCiphertext& device, cuda::
 }
 
 Ciphertext CudaEvaluator::download(const CudaCiphertext& device) const {
+  const cuda::DeviceGuard on_device(device_);
   Ciphertext host{{}, device.level, device.scale};
   for (std::size_t p = 0; p < device.parts; ++p) {
     RnsPoly poly(static_cast<std::size_t>(device.level), device.rows(), n_, true);
@@ -216,6 +220,7 @@ Ciphertext CudaEvaluator::download(const CudaCiphertext& device) const {
 }
 
 void CudaEvaluator::copy(const CudaCiphertext& from, CudaCiphertext& to) const {
+  const cuda::DeviceGuard on_device(device_);
   if (from.max_rows() == qp_rows_) {
     check_extended(from, "copy", from.parts);
     check_extended(to, "copy", from.parts);

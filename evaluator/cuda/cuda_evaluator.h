@@ -24,6 +24,9 @@
 // exactly (centered ModUp, 128-bit inner product, RnsScaleDown ModDown).
 // Keys are those of the engine at construction (re-create after
 // generate_keys). Not thread-safe (shared workspaces), like fhe::Evaluator.
+// Every operation makes the evaluator's device current while it runs and
+// restores the caller's (cuda::DeviceGuard), so one thread can drive
+// evaluators on several GPUs in turn.
 #pragma once
 
 #include <cstddef>

@@ -142,6 +142,7 @@ void CudaEvaluator::finish_scale_down(const std::optional<ntt::gpu::ForwardRegio
 }
 
 void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_extended(extended_sum, "mod_down", 2);
   if (extended_sum.parts != 2) throw InvalidArgument("mod_down: a 2-part extended sum was expected");
   check_output(out, "mod_down", 2, extended_sum.level);
@@ -161,6 +162,7 @@ void CudaEvaluator::mod_down(const CudaCiphertext& extended_sum, CudaCiphertext&
 }
 
 void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   const char* op = "mod_down_rescale";
   check_extended(extended_sum, op, 2);
   if (extended_sum.parts != 2) throw InvalidArgument(std::string(op) + ": a 2-part extended sum was expected");

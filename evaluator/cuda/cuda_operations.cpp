@@ -14,6 +14,7 @@
 namespace fhe {
 
 void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   cuda::check_parts(a, 2, 3, "add", engine_);
   cuda::check_parts(b, 2, 3, "add", engine_);
   cuda::check_binary(a, b, "add", engine_, cuda::Combination::sum);
@@ -47,6 +48,7 @@ void CudaEvaluator::add(const CudaCiphertext& a, const CudaCiphertext& b, CudaCi
 }
 
 void CudaEvaluator::sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 2, "sub");
   check_operand(b, 2, 2, "sub");
   cuda::check_binary(a, b, "sub", engine_, cuda::Combination::sum);
@@ -56,12 +58,14 @@ void CudaEvaluator::sub(const CudaCiphertext& a, const CudaCiphertext& b, CudaCi
 }
 
 void CudaEvaluator::negate(const CudaCiphertext& a, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 3, "negate");
   check_output(out, "negate", a.parts, a.level);
   elementwise(cuda::Elementwise::negate, a, nullptr, 0, a.scale, out);
 }
 
 void CudaEvaluator::multiply_plain(const CudaCiphertext& a, const CudaCiphertext& plain, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 3, "multiply_plain");
   check_operand(plain, 1, 1, "multiply_plain");
   cuda::check_binary(a, plain, "multiply_plain", engine_, cuda::Combination::product);
@@ -83,6 +87,7 @@ void CudaEvaluator::elementwise(cuda::Elementwise op, const CudaCiphertext& a, c
 }
 
 void CudaEvaluator::multiply(const CudaCiphertext& a, const CudaCiphertext& b, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 2, "multiply");
   check_operand(b, 2, 2, "multiply");
   cuda::check_binary(a, b, "multiply", engine_, cuda::Combination::product);
@@ -97,6 +102,7 @@ void CudaEvaluator::multiply(const CudaCiphertext& a, const CudaCiphertext& b, C
 }
 
 void CudaEvaluator::relinearize(const CudaCiphertext& a, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 3, "relinearize");
   check_output(out, "relinearize", 2, a.level);
   if (a.parts == 2) return copy(a, out);
@@ -132,6 +138,7 @@ void CudaEvaluator::multiply_relinearize(const CudaCiphertext& a, const CudaCiph
 }
 
 void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 3, "rescale");
   if (&a == &out) throw InvalidArgument("rescale: the output must not alias the input");
   const Preset& preset = engine_.preset();
@@ -168,6 +175,7 @@ void CudaEvaluator::rescale(const CudaCiphertext& a, CudaCiphertext& out) const 
 }
 
 void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 3, "drop_level");
   engine_.preset().active_q_rows(target_level);  // validates
   check_output(out, "drop_level", a.parts, target_level);
@@ -185,6 +193,7 @@ void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCi
 }
 
 void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const {
+  const cuda::DeviceGuard on_device(device_);
   check_operand(a, 2, 3, "decrypt");
   check_output(plain, "decrypt", 1, a.level);
   if (&a == &plain) throw InvalidArgument("decrypt: the output must not alias the input");
@@ -196,6 +205,7 @@ void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) cons
 }
 
 Plaintext CudaEvaluator::decrypt(const CudaCiphertext& a) const {
+  const cuda::DeviceGuard on_device(device_);
   CudaCiphertext plain = make_ciphertext();
   decrypt(a, plain);
   Ciphertext host = download(plain);

@@ -72,6 +72,7 @@ double CudaEvaluator::check_plain_sum(std::span<const CudaCiphertext* const> ter
 
 void CudaEvaluator::multiply_plain_sum(const std::vector<const CudaCiphertext*>& terms,
                                        const std::vector<const CudaCiphertext*>& plains, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   plain_sums(terms, std::span<const std::vector<const CudaCiphertext*>>(&plains, 1),
              std::span<CudaCiphertext>(&out, 1), "multiply_plain_sum");
 }
@@ -79,12 +80,14 @@ void CudaEvaluator::multiply_plain_sum(const std::vector<const CudaCiphertext*>&
 void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
                                         std::span<const std::vector<const CudaCiphertext*>> plains,
                                         std::span<CudaCiphertext> outs) const {
+  const cuda::DeviceGuard on_device(device_);
   plain_sums(terms, plains, outs, "multiply_plain_sums");
 }
 
 void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> terms,
                                         std::span<const std::vector<const CudaBlockPlain*>> plains,
                                         std::span<CudaCiphertext> outs) const {
+  const cuda::DeviceGuard on_device(device_);
   plain_sums(terms, plains, outs, "multiply_plain_sums");
 }
 

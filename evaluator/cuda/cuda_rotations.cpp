@@ -106,15 +106,18 @@ void CudaEvaluator::apply_galois(const CudaCiphertext& a, const std::vector<std:
 }
 
 void CudaEvaluator::rotate(const CudaCiphertext& a, int step, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   apply_galois(a, {engine_.galois_element_for_step(step)}, std::span<CudaCiphertext>(&out, 1), "rotate");
 }
 
 void CudaEvaluator::conjugate(const CudaCiphertext& a, CudaCiphertext& out) const {
+  const cuda::DeviceGuard on_device(device_);
   apply_galois(a, {conjugation_galois_element(log_n_)}, std::span<CudaCiphertext>(&out, 1), "conjugate");
 }
 
 void CudaEvaluator::rotate_many_by_steps(const CudaCiphertext& a, const std::vector<int>& steps,
                                          std::span<CudaCiphertext> outs) const {
+  const cuda::DeviceGuard on_device(device_);
   apply_galois(a, engine_.galois_elements_for_steps(steps), outs, "rotate_many_by_steps");
 }
 
@@ -196,6 +199,7 @@ void CudaEvaluator::launch_terms(cuda::ExtendedSumArgs args, const std::vector<c
 void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
                                          const std::vector<const CudaBlockPlain*>& extended_plains,
                                          CudaCiphertext& sum) const {
+  const cuda::DeviceGuard on_device(device_);
   const char* op = "accumulate_rotations";
   check_operand(a, 2, 2, op);
   check_extended(sum, op, 2);
@@ -227,12 +231,14 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
 }
 
 void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& sum) const {
+  const cuda::DeviceGuard on_device(device_);
   const CudaCiphertext* const one[] = {&extended};
   accumulate_extended_rotations(one, {step}, sum);
 }
 
 void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext* const> extendeds,
                                                   const std::vector<int>& steps, CudaCiphertext& sum) const {
+  const cuda::DeviceGuard on_device(device_);
   const char* op = "accumulate_extended_rotations";
   if (extendeds.empty() || extendeds.size() != steps.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(extendeds.size()) + " extended sums for " +
@@ -310,6 +316,7 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
 
 void CudaEvaluator::rotate_many_extended(const CudaCiphertext& a, const std::vector<int>& steps,
                                          std::span<CudaCiphertext> outs) const {
+  const cuda::DeviceGuard on_device(device_);
   const char* op = "rotate_many_extended";
   check_operand(a, 2, 2, op);
   if (outs.size() != steps.size()) {
