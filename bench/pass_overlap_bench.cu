@@ -1,0 +1,323 @@
+// Whether a pass kernel hides its load latency better when the loads are
+// Hopper bulk copies issued ahead by a producer warp (cuda_pass_overlap/).
+// The level-0 ModUp pass pair runs at about 60 % of the DRAM peak and half
+// its issue slots (docs/performance.md, session 54): each block loads its
+// words, computes, exchanges through shared memory, computes and stores,
+// and only the three blocks an SM that its registers allow overlap those
+// phases. This bench times one round trip of 390 rows x 2^16 words (the
+// level-0 ModUp's extended rows, 204 MB) through two kernels that do the
+// same work a 4096-word tile, 16 words a thread:
+//   "regs": one tile a block, loaded from global memory into registers,
+//     3 blocks an SM (the pair kernel's shape);
+//   "bulkS-B": persistent blocks (B an SM) of 8 consumer warps and one producer warp;
+//     the producer's lane 0 copies tile after tile into S shared-memory
+//     buffers (cp.async.bulk, completion counted on an mbarrier) while the
+//     consumers work on the tile before; consumers free a buffer (a second
+//     mbarrier) once they hold its words.
+// Each tile: 4 radix-2 stages of FP64 butterflies (fp64_arith.cuh, 8 a
+// thread a stage) on 16 words 256 apart, an exchange through shared memory
+// to 16 words of a row, 4 more stages, the exchange back, a coalesced
+// store: the pair's instruction mix and barriers, not its data layout (a
+// tile is contiguous here, so one bulk copy moves it). "/move" skips the
+// butterflies: the data movement and barriers alone. Cold samples (the L2
+// flushed first); both kernels must leave the same words.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench/l2_flush.cuh"
+#include "fhe/core/device_info.h"
+#include "fhe/cuda/device_buffer.h"
+#include "fhe/cuda/stream.h"
+#include "fhe/ntt/cuda/fp64_arith.cuh"
+
+namespace {
+
+using fhe::cuda::DeviceBuffer;
+using fhe::ntt::gpu::Fp64Arith;
+using u64 = std::uint64_t;
+
+constexpr int kLogN = 16;
+constexpr std::size_t kN = std::size_t{1} << kLogN;
+constexpr int kRows = 390;
+constexpr int kThreads = 256, kWords = 16, kTileWords = kThreads * kWords;
+constexpr unsigned kTileBytes = kTileWords * sizeof(u64);
+constexpr unsigned kTiles = kRows * kN / kTileWords;
+constexpr int kTwiddles = 64;
+constexpr u64 kModulus = (u64{1} << 40) - 87;  // below 2^42: the FP64 butterflies
+constexpr int kIterations = 50;
+
+// Four stages on a thread's 16 words, twiddles from a small table.
+__device__ void four_stages(u64 (&v)[kWords], const Fp64Arith& arith, const double* twiddles, int round) {
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+    const int half = 8 >> s;
+#pragma unroll
+    for (int j = 0; j < kWords; ++j) {
+      if (j & half) continue;
+      const auto w = arith.twiddle(reinterpret_cast<const fhe::ntt::gpu::TwiddlePair<u64>*>(twiddles),
+                                   (round * 4 + s) * 8 + j / (2 * half));
+      arith.forward(v[j], v[j + half], w);
+    }
+  }
+}
+
+// Word k of thread t: arrangement A is a column (k * 256 + t), B a row's 16
+// words rotated by the row so a warp's lanes meet distinct banks.
+__device__ int column_word(int t, int k) { return k * kThreads + t; }
+__device__ int row_word(int t, int k) { return (t % 16) * kThreads + 16 * (t / 16) + (k + t) % 16; }
+
+// Consumer-only barrier (named barrier 1): the producer warp never joins.
+__device__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(kThreads) : "memory"); }
+
+// The tile's work from words in arrangement A (registers) to the same,
+// exchanging through `tile` (shared, 4096 words) twice.
+template <bool Arithmetic>
+__device__ void tile_work(u64 (&v)[kWords], u64* tile, const double* twiddles, int t) {
+  const Fp64Arith arith(kModulus, 1.0 / static_cast<double>(kModulus));
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) v[k] = arith.loaded(v[k]);
+  if (Arithmetic) four_stages(v, arith, twiddles, 0);
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) tile[column_word(t, k)] = v[k];
+  consumers_sync();
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) v[k] = tile[row_word(t, k)];
+  if (Arithmetic) four_stages(v, arith, twiddles, 1);
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) tile[row_word(t, k)] = v[k];
+  consumers_sync();
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) v[k] = arith.stored(tile[column_word(t, k)], false);
+}
+
+template <bool Arithmetic>
+__global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const double* twiddles) {
+  __shared__ u64 tile[kTileWords];
+  const int t = static_cast<int>(threadIdx.x);
+  u64* words = data + static_cast<std::size_t>(blockIdx.x) * kTileWords;
+  u64 v[kWords];
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) v[k] = words[column_word(t, k)];
+  tile_work<Arithmetic>(v, tile, twiddles, t);
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) words[column_word(t, k)] = v[k];
+}
+
+__device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+__device__ void barrier_init(u64* barrier, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(count) : "memory");
+}
+
+__device__ void barrier_arrive(u64* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(barrier)) : "memory");
+}
+
+__device__ void barrier_wait(u64* barrier, unsigned parity) {
+  asm volatile(
+      "{\n .reg .pred done;\n wait:\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      " @!done bra wait;\n}" ::"r"(shared_address(barrier)),
+      "r"(parity)
+      : "memory");
+}
+
+// Lane 0 of the producer: the tile's bytes to `destination`, counted on `full`.
+__device__ void bulk_load(void* destination, const void* source, u64* full) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(full)),
+               "r"(kTileBytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          shared_address(destination)),
+      "l"(source), "r"(kTileBytes), "r"(shared_address(full))
+      : "memory");
+}
+
+template <int Stages, int MinBlocks, bool Arithmetic>
+__global__ void __launch_bounds__(kThreads + 32, MinBlocks) bulk_kernel(u64* data, const double* twiddles) {
+  extern __shared__ __align__(128) u64 buffers[];  // Stages tiles
+  __shared__ __align__(8) u64 full[Stages], empty[Stages];
+  const int t = static_cast<int>(threadIdx.x);
+  if (t == 0) {
+    for (int b = 0; b < Stages; ++b) {
+      barrier_init(&full[b], 1);
+      barrier_init(&empty[b], kThreads);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  if (t >= kThreads) {  // the producer warp
+    if (t != kThreads) return;
+    int n = 0;
+    for (unsigned tile = blockIdx.x; tile < kTiles; tile += gridDim.x, ++n) {
+      const int b = n % Stages;
+      if (n >= Stages) barrier_wait(&empty[b], ((n / Stages) - 1) & 1);
+      bulk_load(buffers + b * kTileWords, data + static_cast<std::size_t>(tile) * kTileWords, &full[b]);
+    }
+    return;
+  }
+  int n = 0;
+  for (unsigned tile = blockIdx.x; tile < kTiles; tile += gridDim.x, ++n) {
+    const int b = n % Stages;
+    u64* words = buffers + b * kTileWords;
+    barrier_wait(&full[b], (n / Stages) & 1);
+    u64 v[kWords];
+#pragma unroll
+    for (int k = 0; k < kWords; ++k) v[k] = words[column_word(t, k)];
+    tile_work<Arithmetic>(v, words, twiddles, t);
+    // Every word of the buffer is in some thread's registers; the fence
+    // orders this thread's shared accesses before the next bulk copy's.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    barrier_arrive(&empty[b]);
+    u64* out = data + static_cast<std::size_t>(tile) * kTileWords;
+#pragma unroll
+    for (int k = 0; k < kWords; ++k) out[column_word(t, k)] = v[k];
+  }
+}
+
+__global__ void fill(u64* words, std::size_t count) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    words[i] = (i * 0x9e3779b97f4a7c15ULL) % kModulus;
+  }
+}
+
+struct Variant {
+  int stages;      // 0: regs
+  int min_blocks;  // the bulk kernel's launch bound (blocks an SM)
+  bool arithmetic;
+};
+
+class PassOverlap {
+ public:
+  PassOverlap() : data_(kRows * kN), twiddles_(2 * kTwiddles) {
+    std::vector<double> w(2 * kTwiddles);
+    for (int i = 0; i < kTwiddles; ++i) {
+      w[i] = static_cast<double>((u64{1234567} * (i + 3) * (i + 7)) % kModulus);
+      w[kTwiddles + i] = w[i];
+    }
+    FHE_CUDA_CHECK(cudaMemcpy(twiddles_.data(), w.data(), twiddles_.bytes(), cudaMemcpyHostToDevice));
+    int sms = 0;
+    FHE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    sms_ = sms;
+  }
+
+  // The words one launch leaves from the fill.
+  std::vector<u64> result(const Variant& v) {
+    fill<<<1024, kThreads, 0, stream_.get()>>>(data_.data(), data_.size());
+    launch(v);
+    stream_.synchronize();
+    std::vector<u64> out(data_.size());
+    FHE_CUDA_CHECK(cudaMemcpy(out.data(), data_.data(), data_.bytes(), cudaMemcpyDeviceToHost));
+    return out;
+  }
+
+  double time_ms(const Variant& v) {
+    flush_.run(stream_.get());
+    start_.record(stream_.get());
+    launch(v);
+    stop_.record(stream_.get());
+    stop_.synchronize();
+    return stop_.elapsed_ms_since(start_);
+  }
+
+  int blocks_per_sm(const Variant& v) { return v.stages == 0 ? occupancy(v, kThreads, 0) : bulk_blocks_per_sm(v); }
+
+ private:
+  template <typename Kernel>
+  static int occupancy_of(Kernel kernel, int threads, std::size_t shared) {
+    int blocks = 0;
+    FHE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared));
+    return blocks;
+  }
+  int occupancy(const Variant& v, int threads, std::size_t shared) {
+    return v.arithmetic ? occupancy_of(regs_kernel<true>, threads, shared)
+                        : occupancy_of(regs_kernel<false>, threads, shared);
+  }
+
+  template <int Stages, int MinBlocks, bool Arithmetic>
+  int bulk_launch(bool run) {
+    const std::size_t shared = std::size_t{Stages} * kTileBytes;
+    auto* kernel = bulk_kernel<Stages, MinBlocks, Arithmetic>;
+    FHE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shared)));
+    const int blocks = occupancy_of(kernel, kThreads + 32, shared);
+    if (run) {
+      kernel<<<blocks * sms_, kThreads + 32, shared, stream_.get()>>>(data_.data(), twiddles_.data());
+      FHE_CUDA_CHECK(cudaGetLastError());
+    }
+    return blocks;
+  }
+
+  template <bool Arithmetic>
+  int bulk_dispatch(const Variant& v, bool run) {
+    if (v.stages == 2 && v.min_blocks == 3) return bulk_launch<2, 3, Arithmetic>(run);
+    if (v.stages == 2) return bulk_launch<2, 2, Arithmetic>(run);
+    return v.stages == 3 ? bulk_launch<3, 2, Arithmetic>(run) : bulk_launch<4, 1, Arithmetic>(run);
+  }
+
+  int bulk_blocks_per_sm(const Variant& v) {
+    return v.arithmetic ? bulk_dispatch<true>(v, false) : bulk_dispatch<false>(v, false);
+  }
+
+  void launch(const Variant& v) {
+    if (v.stages > 0) {
+      v.arithmetic ? bulk_dispatch<true>(v, true) : bulk_dispatch<false>(v, true);
+      return;
+    }
+    if (v.arithmetic) {
+      regs_kernel<true><<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data());
+    } else {
+      regs_kernel<false><<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data());
+    }
+    FHE_CUDA_CHECK(cudaGetLastError());
+  }
+
+  DeviceBuffer<u64> data_;
+  DeviceBuffer<double> twiddles_;
+  int sms_ = 0;
+  fhe::cuda::Stream stream_;
+  fhe::cuda::Event start_, stop_;
+  fhelium_bench::L2Flush flush_;
+};
+
+void bench_pass_overlap(benchmark::State& state, Variant v) {
+  static std::unique_ptr<PassOverlap> bench;
+  if (!bench) bench = std::make_unique<PassOverlap>();
+  if (v.stages > 0 && bench->result(v) != bench->result({0, 0, v.arithmetic})) {
+    state.SkipWithError("the bulk-copy kernel's words differ from the register kernel's");
+    return;
+  }
+  bench->time_ms(v);  // warm-up
+  for (auto _ : state) state.SetIterationTime(bench->time_ms(v) / 1e3);
+  state.counters["blocks_per_sm"] = bench->blocks_per_sm(v);
+  state.counters["bytes"] = 2.0 * kRows * kN * sizeof(u64);
+  state.counters["TB_per_s"] = benchmark::Counter(2.0 * kRows * kN * sizeof(u64) * 1e-12,
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+int register_pass_overlap() {
+  if (fhe::query_gpus().gpus.empty()) return 0;  // CPU-only machine: nothing to time
+  // bulkS-B: S buffers a block, launch-bounded to B blocks an SM (bulk2-3 spills 68 bytes).
+  const std::vector<std::pair<int, int>> shapes = {{0, 0}, {2, 2}, {2, 3}, {3, 2}, {4, 1}};
+  for (const bool arithmetic : {false, true}) {
+    for (const auto& [stages, blocks] : shapes) {
+      const std::string shape = stages ? "bulk" + std::to_string(stages) + "-" + std::to_string(blocks) : "regs";
+      const std::string name = "cuda_pass_overlap/" + shape + (arithmetic ? "/pair" : "/move");
+      benchmark::RegisterBenchmark(name.c_str(), bench_pass_overlap, Variant{stages, blocks, arithmetic})
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(kIterations);
+    }
+  }
+  return 0;
+}
+
+const int registered = register_pass_overlap();
+
+}  // namespace
