@@ -46,12 +46,12 @@ constexpr int kRows = 390;
 constexpr int kThreads = 256, kWords = 16, kTileWords = kThreads * kWords;
 constexpr unsigned kTileBytes = kTileWords * sizeof(u64);
 constexpr unsigned kTiles = kRows * kN / kTileWords;
-constexpr int kTwiddles = 64;
+constexpr std::size_t kTwiddles = std::size_t{kRows} * 576;  // kRowTwiddleStride a row
 constexpr u64 kModulus = (u64{1} << 40) - 87;  // below 2^42: the FP64 butterflies
 constexpr int kIterations = 50;
 
-// Four stages on a thread's 16 words, twiddles from a small table.
-__device__ void four_stages(u64 (&v)[kWords], const Fp64Arith& arith, const double* twiddles, int round) {
+// Four stages on a thread's 16 words, 32 twiddles a round.
+__device__ void four_stages(u64 (&v)[kWords], const Fp64Arith& arith, const double* twiddles) {
 #pragma unroll
   for (int s = 0; s < 4; ++s) {
     const int half = 8 >> s;
@@ -59,7 +59,7 @@ __device__ void four_stages(u64 (&v)[kWords], const Fp64Arith& arith, const doub
     for (int j = 0; j < kWords; ++j) {
       if (j & half) continue;
       const auto w = arith.twiddle(reinterpret_cast<const fhe::ntt::gpu::TwiddlePair<u64>*>(twiddles),
-                                   (round * 4 + s) * 8 + j / (2 * half));
+                                   s * 8 + j / (2 * half));
       arith.forward(v[j], v[j + half], w);
     }
   }
@@ -76,17 +76,17 @@ __device__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(kThreads
 // The tile's work from words in arrangement A (registers) to the same,
 // exchanging through `tile` (shared, 4096 words) twice.
 template <bool Arithmetic>
-__device__ void tile_work(u64 (&v)[kWords], u64* tile, const double* twiddles, int t) {
+__device__ void tile_work(u64 (&v)[kWords], u64* tile, const double* first, const double* second, int t) {
   const Fp64Arith arith(kModulus, 1.0 / static_cast<double>(kModulus));
 #pragma unroll
   for (int k = 0; k < kWords; ++k) v[k] = arith.loaded(v[k]);
-  if (Arithmetic) four_stages(v, arith, twiddles, 0);
+  if (Arithmetic) four_stages(v, arith, first);
 #pragma unroll
   for (int k = 0; k < kWords; ++k) tile[column_word(t, k)] = v[k];
   consumers_sync();
 #pragma unroll
   for (int k = 0; k < kWords; ++k) v[k] = tile[row_word(t, k)];
-  if (Arithmetic) four_stages(v, arith, twiddles, 1);
+  if (Arithmetic) four_stages(v, arith, second);
 #pragma unroll
   for (int k = 0; k < kWords; ++k) tile[row_word(t, k)] = v[k];
   consumers_sync();
@@ -94,17 +94,37 @@ __device__ void tile_work(u64 (&v)[kWords], u64* tile, const double* twiddles, i
   for (int k = 0; k < kWords; ++k) v[k] = arith.stored(tile[column_word(t, k)], false);
 }
 
-template <bool Arithmetic>
+// Layout bits of the register kernel: kStrided, the pair's first pass's
+// words (16 adjacent columns of the row's 256 x 16 x 16 cube a block, word
+// c + 256 i + 4096 k, 128-byte runs) instead of a contiguous tile;
+// kRowTwiddles, each row its own twiddle table (576 doubles: the first
+// round's 32, then 32 for each of the 16 column groups i of the second), as
+// the pair's second pass reads them, instead of one 64-entry table.
+constexpr int kStrided = 1, kRowTwiddles = 2;
+constexpr int kRowTwiddleStride = 576;
+constexpr unsigned kTilesPerRow = kN / kTileWords;
+
+template <bool Arithmetic, int Layout = 0>
 __global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const double* twiddles) {
   __shared__ u64 tile[kTileWords];
   const int t = static_cast<int>(threadIdx.x);
-  u64* words = data + static_cast<std::size_t>(blockIdx.x) * kTileWords;
+  const unsigned row = blockIdx.x / kTilesPerRow, q = blockIdx.x % kTilesPerRow;
+  const bool strided = Layout & kStrided;
+  u64* words = data + static_cast<std::size_t>(row) * kN +
+               (strided ? q * 16 + t % 16 + 256 * (t / 16) : q * kTileWords + t);
+  const int step = strided ? 4096 : 256;
+  const double* first = twiddles;
+  const double* second = twiddles + 32;
+  if (Layout & kRowTwiddles) {
+    first = twiddles + static_cast<std::size_t>(row) * kRowTwiddleStride;
+    second = first + 32 + 32 * (t / 16);
+  }
   u64 v[kWords];
 #pragma unroll
-  for (int k = 0; k < kWords; ++k) v[k] = words[column_word(t, k)];
-  tile_work<Arithmetic>(v, tile, twiddles, t);
+  for (int k = 0; k < kWords; ++k) v[k] = words[step * k];
+  tile_work<Arithmetic>(v, tile, first, second, t);
 #pragma unroll
-  for (int k = 0; k < kWords; ++k) words[column_word(t, k)] = v[k];
+  for (int k = 0; k < kWords; ++k) words[step * k] = v[k];
 }
 
 __device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
@@ -169,7 +189,7 @@ __global__ void __launch_bounds__(kThreads + 32, MinBlocks) bulk_kernel(u64* dat
     u64 v[kWords];
 #pragma unroll
     for (int k = 0; k < kWords; ++k) v[k] = words[column_word(t, k)];
-    tile_work<Arithmetic>(v, words, twiddles, t);
+    tile_work<Arithmetic>(v, words, twiddles, twiddles + 32, t);
     // Every word of the buffer is in some thread's registers; the fence
     // orders this thread's shared accesses before the next bulk copy's.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -191,15 +211,15 @@ struct Variant {
   int stages;      // 0: regs
   int min_blocks;  // the bulk kernel's launch bound (blocks an SM)
   bool arithmetic;
+  int layout = 0;  // the register kernel's kStrided | kRowTwiddles
 };
 
 class PassOverlap {
  public:
-  PassOverlap() : data_(kRows * kN), twiddles_(2 * kTwiddles) {
-    std::vector<double> w(2 * kTwiddles);
-    for (int i = 0; i < kTwiddles; ++i) {
+  PassOverlap() : data_(kRows * kN), twiddles_(kTwiddles) {
+    std::vector<double> w(kTwiddles);
+    for (std::size_t i = 0; i < kTwiddles; ++i) {
       w[i] = static_cast<double>((u64{1234567} * (i + 3) * (i + 7)) % kModulus);
-      w[kTwiddles + i] = w[i];
     }
     FHE_CUDA_CHECK(cudaMemcpy(twiddles_.data(), w.data(), twiddles_.bytes(), cudaMemcpyHostToDevice));
     int sms = 0;
@@ -271,11 +291,20 @@ class PassOverlap {
       return;
     }
     if (v.arithmetic) {
-      regs_kernel<true><<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data());
+      regs_launch<true>(v.layout);
     } else {
-      regs_kernel<false><<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data());
+      regs_launch<false>(v.layout);
     }
     FHE_CUDA_CHECK(cudaGetLastError());
+  }
+
+  template <bool Arithmetic>
+  void regs_launch(int layout) {
+    auto* kernel = regs_kernel<Arithmetic, 0>;
+    if (layout == kStrided) kernel = regs_kernel<Arithmetic, kStrided>;
+    if (layout == kRowTwiddles) kernel = regs_kernel<Arithmetic, kRowTwiddles>;
+    if (layout == (kStrided | kRowTwiddles)) kernel = regs_kernel<Arithmetic, kStrided | kRowTwiddles>;
+    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data());
   }
 
   DeviceBuffer<u64> data_;
@@ -303,13 +332,25 @@ void bench_pass_overlap(benchmark::State& state, Variant v) {
 
 int register_pass_overlap() {
   if (fhe::query_gpus().gpus.empty()) return 0;  // CPU-only machine: nothing to time
-  // bulkS-B: S buffers a block, launch-bounded to B blocks an SM (bulk2-3 spills 68 bytes).
-  const std::vector<std::pair<int, int>> shapes = {{0, 0}, {2, 2}, {2, 3}, {3, 2}, {4, 1}};
+  // bulkS-B: S buffers a block, launch-bounded to B blocks an SM (bulk2-3 spills 68 bytes);
+  // regs-strided, regs-rowtw, regs-strided-rowtw: the register kernel's layouts.
+  struct Shape {
+    std::string name;
+    int stages, blocks, layout;
+  };
+  const std::vector<Shape> shapes = {{"regs", 0, 0, 0},
+                                     {"regs-strided", 0, 0, kStrided},
+                                     {"regs-rowtw", 0, 0, kRowTwiddles},
+                                     {"regs-strided-rowtw", 0, 0, kStrided | kRowTwiddles},
+                                     {"bulk2-2", 2, 2, 0},
+                                     {"bulk2-3", 2, 3, 0},
+                                     {"bulk3-2", 3, 2, 0},
+                                     {"bulk4-1", 4, 1, 0}};
   for (const bool arithmetic : {false, true}) {
-    for (const auto& [stages, blocks] : shapes) {
-      const std::string shape = stages ? "bulk" + std::to_string(stages) + "-" + std::to_string(blocks) : "regs";
-      const std::string name = "cuda_pass_overlap/" + shape + (arithmetic ? "/pair" : "/move");
-      benchmark::RegisterBenchmark(name.c_str(), bench_pass_overlap, Variant{stages, blocks, arithmetic})
+    for (const Shape& shape : shapes) {
+      const std::string name = "cuda_pass_overlap/" + shape.name + (arithmetic ? "/pair" : "/move");
+      const Variant variant{shape.stages, shape.blocks, arithmetic, shape.layout};
+      benchmark::RegisterBenchmark(name.c_str(), bench_pass_overlap, variant)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond)
           ->Iterations(kIterations);
