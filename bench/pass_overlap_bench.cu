@@ -48,18 +48,22 @@ constexpr unsigned kTileBytes = kTileWords * sizeof(u64);
 constexpr unsigned kTiles = kRows * kN / kTileWords;
 constexpr std::size_t kTwiddles = std::size_t{kRows} * 576;  // kRowTwiddleStride a row
 constexpr u64 kModulus = (u64{1} << 40) - 87;  // below 2^42: the FP64 butterflies
+constexpr u64 kWideModulus = (u64{1} << 60) - 93;  // the base and P primes' width: the Shoup butterflies
+using fhe::ntt::gpu::IntegerArith;
+using Twiddle = fhe::ntt::gpu::TwiddlePair<u64>;
 constexpr int kIterations = 50;
 
-// Four stages on a thread's 16 words, 32 twiddles a round.
-__device__ void four_stages(u64 (&v)[kWords], const Fp64Arith& arith, const double* twiddles) {
+// Four stages on a thread's 16 words, 32 twiddles a round (doubles for
+// Fp64Arith, which reads its table as doubles, pairs for IntegerArith).
+template <typename Arith>
+__device__ void four_stages(u64 (&v)[kWords], const Arith& arith, const Twiddle* twiddles) {
 #pragma unroll
   for (int s = 0; s < 4; ++s) {
     const int half = 8 >> s;
 #pragma unroll
     for (int j = 0; j < kWords; ++j) {
       if (j & half) continue;
-      const auto w = arith.twiddle(reinterpret_cast<const fhe::ntt::gpu::TwiddlePair<u64>*>(twiddles),
-                                   s * 8 + j / (2 * half));
+      const auto w = arith.twiddle(twiddles, s * 8 + j / (2 * half));
       arith.forward(v[j], v[j + half], w);
     }
   }
@@ -75,9 +79,9 @@ __device__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(kThreads
 
 // The tile's work from words in arrangement A (registers) to the same,
 // exchanging through `tile` (shared, 4096 words) twice.
-template <bool Arithmetic>
-__device__ void tile_work(u64 (&v)[kWords], u64* tile, const double* first, const double* second, int t) {
-  const Fp64Arith arith(kModulus, 1.0 / static_cast<double>(kModulus));
+template <bool Arithmetic, typename Arith>
+__device__ void tile_work(u64 (&v)[kWords], u64* tile, const Arith& arith, const Twiddle* first,
+                          const Twiddle* second, int t) {
 #pragma unroll
   for (int k = 0; k < kWords; ++k) v[k] = arith.loaded(v[k]);
   if (Arithmetic) four_stages(v, arith, first);
@@ -99,13 +103,17 @@ __device__ void tile_work(u64 (&v)[kWords], u64* tile, const double* first, cons
 // c + 256 i + 4096 k, 128-byte runs) instead of a contiguous tile;
 // kRowTwiddles, each row its own twiddle table (576 doubles: the first
 // round's 32, then 32 for each of the 16 column groups i of the second), as
-// the pair's second pass reads them, instead of one 64-entry table.
-constexpr int kStrided = 1, kRowTwiddles = 2;
+// the pair's second pass reads them, instead of one 64-entry table;
+// kIntegerRows, every row on a 60-bit modulus (IntegerArith's Shoup
+// butterflies, as the base and P rows); kMixedRows, every seventh row so
+// (14 %, their share of the level-0 ModUp's extended rows).
+constexpr int kStrided = 1, kRowTwiddles = 2, kIntegerRows = 4, kMixedRows = 8;
 constexpr int kRowTwiddleStride = 576;
 constexpr unsigned kTilesPerRow = kN / kTileWords;
 
 template <bool Arithmetic, int Layout = 0>
-__global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const double* twiddles) {
+__global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const double* twiddles,
+                                                           const Twiddle* wide_twiddles) {
   __shared__ u64 tile[kTileWords];
   const int t = static_cast<int>(threadIdx.x);
   const unsigned row = blockIdx.x / kTilesPerRow, q = blockIdx.x % kTilesPerRow;
@@ -113,16 +121,23 @@ __global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const doub
   u64* words = data + static_cast<std::size_t>(row) * kN +
                (strided ? q * 16 + t % 16 + 256 * (t / 16) : q * kTileWords + t);
   const int step = strided ? 4096 : 256;
-  const double* first = twiddles;
-  const double* second = twiddles + 32;
-  if (Layout & kRowTwiddles) {
-    first = twiddles + static_cast<std::size_t>(row) * kRowTwiddleStride;
-    second = first + 32 + 32 * (t / 16);
-  }
+  const bool wide = (Layout & kIntegerRows) || ((Layout & kMixedRows) && row % 7 == 0);
+  // Offsets in the table's own entries (Fp64Arith::twiddle reads the pair pointer as doubles).
+  const bool per_row = Layout & kRowTwiddles;
+  const std::size_t first_at = per_row ? static_cast<std::size_t>(row) * kRowTwiddleStride : 0;
+  const std::size_t second_at = first_at + 32 + (per_row ? 32 * (t / 16) : 0);
+  const auto at = [&](std::size_t i) {
+    return wide ? wide_twiddles + i : reinterpret_cast<const Twiddle*>(twiddles + i);
+  };
+  const Twiddle *first = at(first_at), *second = at(second_at);
   u64 v[kWords];
 #pragma unroll
   for (int k = 0; k < kWords; ++k) v[k] = words[step * k];
-  tile_work<Arithmetic>(v, tile, first, second, t);
+  if (wide) {
+    tile_work<Arithmetic>(v, tile, IntegerArith<u64>{kWideModulus}, first, second, t);
+  } else {
+    tile_work<Arithmetic>(v, tile, Fp64Arith(kModulus, 1.0 / static_cast<double>(kModulus)), first, second, t);
+  }
 #pragma unroll
   for (int k = 0; k < kWords; ++k) words[step * k] = v[k];
 }
@@ -189,7 +204,8 @@ __global__ void __launch_bounds__(kThreads + 32, MinBlocks) bulk_kernel(u64* dat
     u64 v[kWords];
 #pragma unroll
     for (int k = 0; k < kWords; ++k) v[k] = words[column_word(t, k)];
-    tile_work<Arithmetic>(v, words, twiddles, twiddles + 32, t);
+    const auto* table = reinterpret_cast<const Twiddle*>(twiddles);
+    tile_work<Arithmetic>(v, words, Fp64Arith(kModulus, 1.0 / static_cast<double>(kModulus)), table, table + 32, t);
     // Every word of the buffer is in some thread's registers; the fence
     // orders this thread's shared accesses before the next bulk copy's.
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -216,12 +232,18 @@ struct Variant {
 
 class PassOverlap {
  public:
-  PassOverlap() : data_(kRows * kN), twiddles_(kTwiddles) {
+  PassOverlap() : data_(kRows * kN), twiddles_(kTwiddles), wide_twiddles_(kTwiddles) {
     std::vector<double> w(kTwiddles);
     for (std::size_t i = 0; i < kTwiddles; ++i) {
       w[i] = static_cast<double>((u64{1234567} * (i + 3) * (i + 7)) % kModulus);
     }
     FHE_CUDA_CHECK(cudaMemcpy(twiddles_.data(), w.data(), twiddles_.bytes(), cudaMemcpyHostToDevice));
+    std::vector<Twiddle> wide(kTwiddles);  // w below the 60-bit modulus and its Shoup companion
+    for (std::size_t i = 0; i < kTwiddles; ++i) {
+      const u64 value = (i * 0x9e3779b97f4a7c15ULL) % kWideModulus;
+      wide[i] = {value, static_cast<u64>((static_cast<unsigned __int128>(value) << 64) / kWideModulus)};
+    }
+    FHE_CUDA_CHECK(cudaMemcpy(wide_twiddles_.data(), wide.data(), wide_twiddles_.bytes(), cudaMemcpyHostToDevice));
     int sms = 0;
     FHE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     sms_ = sms;
@@ -300,15 +322,20 @@ class PassOverlap {
 
   template <bool Arithmetic>
   void regs_launch(int layout) {
+    constexpr int kPairLike = kStrided | kRowTwiddles;
     auto* kernel = regs_kernel<Arithmetic, 0>;
     if (layout == kStrided) kernel = regs_kernel<Arithmetic, kStrided>;
     if (layout == kRowTwiddles) kernel = regs_kernel<Arithmetic, kRowTwiddles>;
-    if (layout == (kStrided | kRowTwiddles)) kernel = regs_kernel<Arithmetic, kStrided | kRowTwiddles>;
-    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data());
+    if (layout == kPairLike) kernel = regs_kernel<Arithmetic, kPairLike>;
+    if (layout == kIntegerRows) kernel = regs_kernel<Arithmetic, kIntegerRows>;
+    if (layout == (kPairLike | kIntegerRows)) kernel = regs_kernel<Arithmetic, kPairLike | kIntegerRows>;
+    if (layout == (kPairLike | kMixedRows)) kernel = regs_kernel<Arithmetic, kPairLike | kMixedRows>;
+    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data(), wide_twiddles_.data());
   }
 
   DeviceBuffer<u64> data_;
   DeviceBuffer<double> twiddles_;
+  DeviceBuffer<Twiddle> wide_twiddles_;
   int sms_ = 0;
   fhe::cuda::Stream stream_;
   fhe::cuda::Event start_, stop_;
@@ -333,7 +360,7 @@ void bench_pass_overlap(benchmark::State& state, Variant v) {
 int register_pass_overlap() {
   if (fhe::query_gpus().gpus.empty()) return 0;  // CPU-only machine: nothing to time
   // bulkS-B: S buffers a block, launch-bounded to B blocks an SM (bulk2-3 spills 68 bytes);
-  // regs-strided, regs-rowtw, regs-strided-rowtw: the register kernel's layouts.
+  // regs-*: the register kernel's layouts (strided words, per-row twiddles, 60-bit rows: all or mixed).
   struct Shape {
     std::string name;
     int stages, blocks, layout;
@@ -342,6 +369,9 @@ int register_pass_overlap() {
                                      {"regs-strided", 0, 0, kStrided},
                                      {"regs-rowtw", 0, 0, kRowTwiddles},
                                      {"regs-strided-rowtw", 0, 0, kStrided | kRowTwiddles},
+                                     {"regs-int", 0, 0, kIntegerRows},
+                                     {"regs-strided-rowtw-int", 0, 0, kStrided | kRowTwiddles | kIntegerRows},
+                                     {"regs-strided-rowtw-mixed", 0, 0, kStrided | kRowTwiddles | kMixedRows},
                                      {"bulk2-2", 2, 2, 0},
                                      {"bulk2-3", 2, 3, 0},
                                      {"bulk3-2", 3, 2, 0},
