@@ -107,16 +107,34 @@ __device__ void tile_work(u64 (&v)[kWords], u64* tile, const Arith& arith, const
 // kIntegerRows, every row on a 60-bit modulus (IntegerArith's Shoup
 // butterflies, as the base and P rows); kMixedRows, every seventh row so
 // (14 %, their share of the level-0 ModUp's extended rows).
-constexpr int kStrided = 1, kRowTwiddles = 2, kIntegerRows = 4, kMixedRows = 8;
+// kWideFirst (with kMixedRows): the 60-bit rows' blocks first, as the real
+// pair visits its wide rows first (session 13).
+constexpr int kStrided = 1, kRowTwiddles = 2, kIntegerRows = 4, kMixedRows = 8, kWideFirst = 16;
+constexpr unsigned kWideRows = (kRows + 6) / 7;  // rows 0, 7, 14, ...
+// Launch shapes of the mixed rows (not kernel layouts): two kernels in turn, or on two streams.
+constexpr int kSplitSerial = 64, kSplitConcurrent = 128;
+
+// The row a block works on: in order, or with the wide rows' blocks first.
+__device__ unsigned block_row(unsigned visit, bool wide_first) {
+  if (!wide_first) return visit;
+  if (visit < kWideRows) return 7 * visit;
+  const unsigned j = visit - kWideRows;  // the j-th row that is not a multiple of 7
+  return 7 * (j / 6) + j % 6 + 1;
+}
+
+// Which rows a launch takes (the others' blocks exit at once, as the real
+// pass's skipped rows do): all, only the multiples of 7, or only the others.
+enum class Rows { all, sevenths, others };
 constexpr int kRowTwiddleStride = 576;
 constexpr unsigned kTilesPerRow = kN / kTileWords;
 
 template <bool Arithmetic, int Layout = 0>
 __global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const double* twiddles,
-                                                           const Twiddle* wide_twiddles) {
+                                                           const Twiddle* wide_twiddles, Rows rows) {
   __shared__ u64 tile[kTileWords];
   const int t = static_cast<int>(threadIdx.x);
-  const unsigned row = blockIdx.x / kTilesPerRow, q = blockIdx.x % kTilesPerRow;
+  const unsigned row = block_row(blockIdx.x / kTilesPerRow, Layout & kWideFirst), q = blockIdx.x % kTilesPerRow;
+  if ((rows == Rows::sevenths && row % 7 != 0) || (rows == Rows::others && row % 7 == 0)) return;
   const bool strided = Layout & kStrided;
   u64* words = data + static_cast<std::size_t>(row) * kN +
                (strided ? q * 16 + t % 16 + 256 * (t / 16) : q * kTileWords + t);
@@ -330,14 +348,30 @@ class PassOverlap {
     if (layout == kIntegerRows) kernel = regs_kernel<Arithmetic, kIntegerRows>;
     if (layout == (kPairLike | kIntegerRows)) kernel = regs_kernel<Arithmetic, kPairLike | kIntegerRows>;
     if (layout == (kPairLike | kMixedRows)) kernel = regs_kernel<Arithmetic, kPairLike | kMixedRows>;
-    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data(), wide_twiddles_.data());
+    if (layout == (kPairLike | kMixedRows | kWideFirst)) {
+      kernel = regs_kernel<Arithmetic, kPairLike | kMixedRows | kWideFirst>;
+    }
+    if (layout == kSplitSerial || layout == kSplitConcurrent) {
+      // The FP64 rows and the 60-bit rows as two kernels, one after the
+      // other or side by side on a second stream.
+      const cudaStream_t wide_stream = layout == kSplitConcurrent ? side_.get() : stream_.get();
+      if (layout == kSplitConcurrent) fork_.order(stream_.get(), side_.get());
+      regs_kernel<Arithmetic, kPairLike | kIntegerRows><<<kTiles, kThreads, 0, wide_stream>>>(
+          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::sevenths);
+      regs_kernel<Arithmetic, kPairLike><<<kTiles, kThreads, 0, stream_.get()>>>(
+          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::others);
+      if (layout == kSplitConcurrent) join_.order(side_.get(), stream_.get());
+      return;
+    }
+    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::all);
   }
 
   DeviceBuffer<u64> data_;
   DeviceBuffer<double> twiddles_;
   DeviceBuffer<Twiddle> wide_twiddles_;
   int sms_ = 0;
-  fhe::cuda::Stream stream_;
+  fhe::cuda::Stream stream_, side_;
+  fhe::cuda::OrderEvent fork_, join_;
   fhe::cuda::Event start_, stop_;
   fhelium_bench::L2Flush flush_;
 };
@@ -372,6 +406,10 @@ int register_pass_overlap() {
                                      {"regs-int", 0, 0, kIntegerRows},
                                      {"regs-strided-rowtw-int", 0, 0, kStrided | kRowTwiddles | kIntegerRows},
                                      {"regs-strided-rowtw-mixed", 0, 0, kStrided | kRowTwiddles | kMixedRows},
+                                     {"regs-strided-rowtw-mixed-widefirst", 0, 0,
+                                      kStrided | kRowTwiddles | kMixedRows | kWideFirst},
+                                     {"regs-strided-rowtw-split", 0, 0, kSplitSerial},
+                                     {"regs-strided-rowtw-split-streams", 0, 0, kSplitConcurrent},
                                      {"bulk2-2", 2, 2, 0},
                                      {"bulk2-3", 2, 3, 0},
                                      {"bulk3-2", 3, 2, 0},
