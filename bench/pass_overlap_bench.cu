@@ -1,26 +1,26 @@
-// Whether a pass kernel hides its load latency better when the loads are
-// Hopper bulk copies issued ahead by a producer warp (cuda_pass_overlap/).
-// The level-0 ModUp pass pair runs at about 60 % of the DRAM peak and half
-// its issue slots (docs/performance.md, session 54): each block loads its
-// words, computes, exchanges through shared memory, computes and stores,
-// and only the three blocks an SM that its registers allow overlap those
-// phases. This bench times one round trip of 390 rows x 2^16 words (the
-// level-0 ModUp's extended rows, 204 MB) through two kernels that do the
-// same work a 4096-word tile, 16 words a thread:
-//   "regs": one tile a block, loaded from global memory into registers,
-//     3 blocks an SM (the pair kernel's shape);
-//   "bulkS-B": persistent blocks (B an SM) of 8 consumer warps and one producer warp;
-//     the producer's lane 0 copies tile after tile into S shared-memory
-//     buffers (cp.async.bulk, completion counted on an mbarrier) while the
-//     consumers work on the tile before; consumers free a buffer (a second
-//     mbarrier) once they hold its words.
-// Each tile: 4 radix-2 stages of FP64 butterflies (fp64_arith.cuh, 8 a
-// thread a stage) on 16 words 256 apart, an exchange through shared memory
-// to 16 words of a row, 4 more stages, the exchange back, a coalesced
-// store: the pair's instruction mix and barriers, not its data layout (a
-// tile is contiguous here, so one bulk copy moves it). "/move" skips the
-// butterflies: the data movement and barriers alone. Cold samples (the L2
-// flushed first); both kernels must leave the same words.
+// What keeps a pass kernel from its bytes (cuda_pass_overlap/; the
+// measurements: docs/performance.md, session 58). The level-0 ModUp pass
+// pair runs at about 60 % of the DRAM peak and half its issue slots
+// (session 54). This bench times one round trip of 390 rows x 2^16 words
+// (the level-0 ModUp's extended rows, 204 MB) through kernels that do the
+// same work a 4096-word tile, 16 words a thread: 4 radix-2 stages of the
+// library's butterflies (fp64_arith.cuh for a 40-bit modulus,
+// IntegerArith's lazy Shoup ones for a 60-bit one), an exchange through
+// shared memory to 16 words of a row, 4 more stages, the exchange back, a
+// coalesced store. "/move" skips the butterflies.
+//   "regs": one tile a block, loaded from global memory into registers, 3
+//     blocks an SM (the pair kernel's shape); its layouts: the tile
+//     contiguous or the pair's first pass's strided words, one small
+//     twiddle table or one a row, FP64 rows, 60-bit rows, or both mixed in
+//     one launch (spread, or the 60-bit blocks first) or split into two
+//     kernels (in turn, or on a second stream).
+//   "bulkS-B": persistent blocks (B an SM) of 8 consumer warps and one
+//     producer warp, whose lane 0 copies tile after tile into S
+//     shared-memory buffers (cp.async.bulk, completion counted on an
+//     mbarrier) while the consumers work on the tile before; consumers
+//     free a buffer (a second mbarrier) once they hold its words.
+// Cold samples (the L2 flushed first); the bulk kernels must leave the
+// contiguous FP64 register kernel's words.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
