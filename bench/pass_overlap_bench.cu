@@ -13,7 +13,8 @@
 //     contiguous or the pair's first pass's strided words, one small
 //     twiddle table or one a row, FP64 rows, 60-bit rows, or both mixed in
 //     one launch (spread, or the 60-bit blocks first) or split into two
-//     kernels (in turn, or on a second stream).
+//     kernels (in turn, or on a second stream), the words' stride a
+//     constant or a kernel argument.
 //   "bulkS-B": persistent blocks (B an SM) of 8 consumer warps and one
 //     producer warp, whose lane 0 copies tile after tile into S
 //     shared-memory buffers (cp.async.bulk, completion counted on an
@@ -108,8 +109,12 @@ __device__ void tile_work(u64 (&v)[kWords], u64* tile, const Arith& arith, const
 // butterflies, as the base and P rows); kMixedRows, every seventh row so
 // (14 %, their share of the level-0 ModUp's extended rows).
 // kWideFirst (with kMixedRows): the 60-bit rows' blocks first, as the real
-// pair visits its wide rows first (session 13).
+// pair visits its wide rows first (session 13). kRuntimeStep: the words'
+// stride a kernel argument, as the real passes take it (PassArgs), so each
+// access computes its offset instead of folding a constant into the load.
 constexpr int kStrided = 1, kRowTwiddles = 2, kIntegerRows = 4, kMixedRows = 8, kWideFirst = 16;
+constexpr int kRuntimeStep = 32;
+constexpr unsigned kStridedStepLog = 12;  // the strided words' 4096
 constexpr unsigned kWideRows = (kRows + 6) / 7;  // rows 0, 7, 14, ...
 // Launch shapes of the mixed rows (not kernel layouts): two kernels in turn, or on two streams.
 constexpr int kSplitSerial = 64, kSplitConcurrent = 128;
@@ -130,7 +135,8 @@ constexpr unsigned kTilesPerRow = kN / kTileWords;
 
 template <bool Arithmetic, int Layout = 0>
 __global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const double* twiddles,
-                                                           const Twiddle* wide_twiddles, Rows rows) {
+                                                           const Twiddle* wide_twiddles, Rows rows,
+                                                           unsigned step_log) {
   __shared__ u64 tile[kTileWords];
   const int t = static_cast<int>(threadIdx.x);
   const unsigned row = block_row(blockIdx.x / kTilesPerRow, Layout & kWideFirst), q = blockIdx.x % kTilesPerRow;
@@ -138,7 +144,7 @@ __global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const doub
   const bool strided = Layout & kStrided;
   u64* words = data + static_cast<std::size_t>(row) * kN +
                (strided ? q * 16 + t % 16 + 256 * (t / 16) : q * kTileWords + t);
-  const int step = strided ? 4096 : 256;
+  const std::uint32_t step = (Layout & kRuntimeStep) ? 1u << step_log : (strided ? 4096u : 256u);
   const bool wide = (Layout & kIntegerRows) || ((Layout & kMixedRows) && row % 7 == 0);
   // Offsets in the table's own entries (Fp64Arith::twiddle reads the pair pointer as doubles).
   const bool per_row = Layout & kRowTwiddles;
@@ -150,14 +156,19 @@ __global__ void __launch_bounds__(kThreads, 3) regs_kernel(u64* data, const doub
   const Twiddle *first = at(first_at), *second = at(second_at);
   u64 v[kWords];
 #pragma unroll
-  for (int k = 0; k < kWords; ++k) v[k] = words[step * k];
+  for (int k = 0; k < kWords; ++k) v[k] = words[step * static_cast<std::uint32_t>(k)];
   if (wide) {
     tile_work<Arithmetic>(v, tile, IntegerArith<u64>{kWideModulus}, first, second, t);
   } else {
     tile_work<Arithmetic>(v, tile, Fp64Arith(kModulus, 1.0 / static_cast<double>(kModulus)), first, second, t);
   }
+  // A run-time stride taken afresh after the tile's last barrier (an opaque
+  // copy), so its 16 store offsets are not kept live through the
+  // butterflies (they spilled 40 bytes at 80 registers).
+  std::uint32_t store_step = step;
+  if (Layout & kRuntimeStep) asm volatile("mov.b32 %0, %1;" : "=r"(store_step) : "r"(step));
 #pragma unroll
-  for (int k = 0; k < kWords; ++k) words[step * k] = v[k];
+  for (int k = 0; k < kWords; ++k) words[store_step * static_cast<std::uint32_t>(k)] = v[k];
 }
 
 __device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
@@ -357,13 +368,19 @@ class PassOverlap {
       const cudaStream_t wide_stream = layout == kSplitConcurrent ? side_.get() : stream_.get();
       if (layout == kSplitConcurrent) fork_.order(stream_.get(), side_.get());
       regs_kernel<Arithmetic, kPairLike | kIntegerRows><<<kTiles, kThreads, 0, wide_stream>>>(
-          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::sevenths);
+          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::sevenths, kStridedStepLog);
       regs_kernel<Arithmetic, kPairLike><<<kTiles, kThreads, 0, stream_.get()>>>(
-          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::others);
+          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::others, kStridedStepLog);
       if (layout == kSplitConcurrent) join_.order(side_.get(), stream_.get());
       return;
     }
-    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::all);
+    if (layout == (kPairLike | kRuntimeStep)) kernel = regs_kernel<Arithmetic, kPairLike | kRuntimeStep>;
+    if (layout == (kPairLike | kMixedRows | kRuntimeStep)) {
+      kernel = regs_kernel<Arithmetic, kPairLike | kMixedRows | kRuntimeStep>;
+    }
+    const unsigned step_log = (layout & kStrided) ? kStridedStepLog : 8;
+    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::all,
+                                                   step_log);
   }
 
   DeviceBuffer<u64> data_;
@@ -394,7 +411,8 @@ void bench_pass_overlap(benchmark::State& state, Variant v) {
 int register_pass_overlap() {
   if (fhe::query_gpus().gpus.empty()) return 0;  // CPU-only machine: nothing to time
   // bulkS-B: S buffers a block, launch-bounded to B blocks an SM (bulk2-3 spills 68 bytes);
-  // regs-*: the register kernel's layouts (strided words, per-row twiddles, 60-bit rows: all or mixed).
+  // regs-*: the register kernel's layouts (strided words, per-row twiddles, 60-bit rows: all or mixed;
+  // -rtstep: the stride a kernel argument; the mixed -rtstep kernel spills 8 bytes at 80 registers).
   struct Shape {
     std::string name;
     int stages, blocks, layout;
@@ -410,6 +428,9 @@ int register_pass_overlap() {
                                       kStrided | kRowTwiddles | kMixedRows | kWideFirst},
                                      {"regs-strided-rowtw-split", 0, 0, kSplitSerial},
                                      {"regs-strided-rowtw-split-streams", 0, 0, kSplitConcurrent},
+                                     {"regs-strided-rowtw-rtstep", 0, 0, kStrided | kRowTwiddles | kRuntimeStep},
+                                     {"regs-strided-rowtw-mixed-rtstep", 0, 0,
+                                      kStrided | kRowTwiddles | kMixedRows | kRuntimeStep},
                                      {"bulk2-2", 2, 2, 0},
                                      {"bulk2-3", 2, 3, 0},
                                      {"bulk3-2", 3, 2, 0},
