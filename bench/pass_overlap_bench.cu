@@ -26,7 +26,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/l2_flush.cuh"
@@ -252,11 +254,31 @@ __global__ void fill(u64* words, std::size_t count) {
   }
 }
 
+constexpr int kPairLike = kStrided | kRowTwiddles;
+
+// The register kernel of a layout among those the benchmarks name.
+template <bool Arithmetic>
+auto regs_kernel_of(int layout) {
+  using Kernel = decltype(&regs_kernel<Arithmetic, 0>);
+  const auto pick = [layout]<int... Layouts>(std::integer_sequence<int, Layouts...>) {
+    Kernel kernel = nullptr;
+    ((kernel = layout == Layouts ? regs_kernel<Arithmetic, Layouts> : kernel), ...);
+    return kernel;
+  };
+  const Kernel kernel =
+      pick(std::integer_sequence<int, 0, kStrided, kRowTwiddles, kPairLike, kIntegerRows, kPairLike | kIntegerRows,
+                                 kPairLike | kMixedRows, kPairLike | kMixedRows | kWideFirst,
+                                 kPairLike | kRuntimeStep, kPairLike | kMixedRows | kRuntimeStep>{});
+  if (kernel == nullptr) throw std::invalid_argument("cuda_pass_overlap: no register kernel of layout " +
+                                                     std::to_string(layout));
+  return kernel;
+}
+
 struct Variant {
   int stages;      // 0: regs
   int min_blocks;  // the bulk kernel's launch bound (blocks an SM)
   bool arithmetic;
-  int layout = 0;  // the register kernel's kStrided | kRowTwiddles
+  int layout = 0;  // the register kernel's layout bits, or kSplitSerial / kSplitConcurrent
 };
 
 class PassOverlap {
@@ -297,7 +319,12 @@ class PassOverlap {
     return stop_.elapsed_ms_since(start_);
   }
 
-  int blocks_per_sm(const Variant& v) { return v.stages == 0 ? occupancy(v, kThreads, 0) : bulk_blocks_per_sm(v); }
+  int blocks_per_sm(const Variant& v) {
+    if (v.stages > 0) return bulk_blocks_per_sm(v);
+    const int layout = split(v.layout) ? kPairLike : v.layout;
+    return v.arithmetic ? occupancy_of(regs_kernel_of<true>(layout), kThreads, 0)
+                        : occupancy_of(regs_kernel_of<false>(layout), kThreads, 0);
+  }
 
  private:
   template <typename Kernel>
@@ -305,10 +332,6 @@ class PassOverlap {
     int blocks = 0;
     FHE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared));
     return blocks;
-  }
-  int occupancy(const Variant& v, int threads, std::size_t shared) {
-    return v.arithmetic ? occupancy_of(regs_kernel<true>, threads, shared)
-                        : occupancy_of(regs_kernel<false>, threads, shared);
   }
 
   template <int Stages, int MinBlocks, bool Arithmetic>
@@ -349,38 +372,27 @@ class PassOverlap {
     FHE_CUDA_CHECK(cudaGetLastError());
   }
 
+  static bool split(int layout) { return layout == kSplitSerial || layout == kSplitConcurrent; }
+
   template <bool Arithmetic>
   void regs_launch(int layout) {
-    constexpr int kPairLike = kStrided | kRowTwiddles;
-    auto* kernel = regs_kernel<Arithmetic, 0>;
-    if (layout == kStrided) kernel = regs_kernel<Arithmetic, kStrided>;
-    if (layout == kRowTwiddles) kernel = regs_kernel<Arithmetic, kRowTwiddles>;
-    if (layout == kPairLike) kernel = regs_kernel<Arithmetic, kPairLike>;
-    if (layout == kIntegerRows) kernel = regs_kernel<Arithmetic, kIntegerRows>;
-    if (layout == (kPairLike | kIntegerRows)) kernel = regs_kernel<Arithmetic, kPairLike | kIntegerRows>;
-    if (layout == (kPairLike | kMixedRows)) kernel = regs_kernel<Arithmetic, kPairLike | kMixedRows>;
-    if (layout == (kPairLike | kMixedRows | kWideFirst)) {
-      kernel = regs_kernel<Arithmetic, kPairLike | kMixedRows | kWideFirst>;
-    }
-    if (layout == kSplitSerial || layout == kSplitConcurrent) {
-      // The FP64 rows and the 60-bit rows as two kernels, one after the
-      // other or side by side on a second stream.
-      const cudaStream_t wide_stream = layout == kSplitConcurrent ? side_.get() : stream_.get();
-      if (layout == kSplitConcurrent) fork_.order(stream_.get(), side_.get());
-      regs_kernel<Arithmetic, kPairLike | kIntegerRows><<<kTiles, kThreads, 0, wide_stream>>>(
-          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::sevenths, kStridedStepLog);
-      regs_kernel<Arithmetic, kPairLike><<<kTiles, kThreads, 0, stream_.get()>>>(
-          data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::others, kStridedStepLog);
-      if (layout == kSplitConcurrent) join_.order(side_.get(), stream_.get());
-      return;
-    }
-    if (layout == (kPairLike | kRuntimeStep)) kernel = regs_kernel<Arithmetic, kPairLike | kRuntimeStep>;
-    if (layout == (kPairLike | kMixedRows | kRuntimeStep)) {
-      kernel = regs_kernel<Arithmetic, kPairLike | kMixedRows | kRuntimeStep>;
-    }
+    if (split(layout)) return split_launch<Arithmetic>(layout == kSplitConcurrent);
     const unsigned step_log = (layout & kStrided) ? kStridedStepLog : 8;
-    kernel<<<kTiles, kThreads, 0, stream_.get()>>>(data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::all,
-                                                   step_log);
+    regs_kernel_of<Arithmetic>(layout)<<<kTiles, kThreads, 0, stream_.get()>>>(
+        data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::all, step_log);
+  }
+
+  // The FP64 rows and the 60-bit rows as two kernels, one after the other
+  // or side by side on a second stream.
+  template <bool Arithmetic>
+  void split_launch(bool concurrent) {
+    const cudaStream_t wide_stream = concurrent ? side_.get() : stream_.get();
+    if (concurrent) fork_.order(stream_.get(), side_.get());
+    regs_kernel<Arithmetic, kPairLike | kIntegerRows><<<kTiles, kThreads, 0, wide_stream>>>(
+        data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::sevenths, kStridedStepLog);
+    regs_kernel<Arithmetic, kPairLike><<<kTiles, kThreads, 0, stream_.get()>>>(
+        data_.data(), twiddles_.data(), wide_twiddles_.data(), Rows::others, kStridedStepLog);
+    if (concurrent) join_.order(side_.get(), stream_.get());
   }
 
   DeviceBuffer<u64> data_;

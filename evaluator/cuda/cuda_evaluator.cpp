@@ -63,7 +63,7 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
       fork_((cuda::DeviceGuard(device_), cuda::OrderEvent())),
       join_((cuda::DeviceGuard(device_), cuda::OrderEvent())),
       schedules_(engine.preset()) {
-  cuda::DeviceGuard guard(device_);
+  const cuda::DeviceGuard on_device(device_);
   const Preset& preset = engine.preset();
   if (options.shared_keys &&
       (options.shared_keys->source != engine.key_set() || options.shared_keys->device != device_)) {
@@ -113,7 +113,7 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
 CudaEvaluator::~CudaEvaluator() = default;
 
 CudaCiphertext CudaEvaluator::make_ciphertext() const {
-  cuda::DeviceGuard guard(device_);
+  const cuda::DeviceGuard on_device(device_);
   return CudaCiphertext(q_rows_, n_);
 }
 
@@ -156,7 +156,7 @@ void CudaEvaluator::check_extended(const CudaCiphertext& x, const char* op, std:
 }
 
 CudaCiphertext CudaEvaluator::make_extended(std::size_t capacity_parts) const {
-  cuda::DeviceGuard guard(device_);
+  const cuda::DeviceGuard on_device(device_);
   return CudaCiphertext(qp_rows_, n_, capacity_parts);
 }
 

@@ -92,7 +92,7 @@ void CudaEvaluator::multiply_plain_sums(std::span<const CudaCiphertext* const> t
 }
 
 CudaBlockPlain CudaEvaluator::upload_blocks(const Plaintext& host) const {
-  cuda::DeviceGuard guard(device_);
+  const cuda::DeviceGuard on_device(device_);
   cuda::StagedUploader staging;
   CudaBlockPlain device = upload_blocks(host, staging);
   staging.finish();
@@ -112,7 +112,7 @@ CudaBlockPlain CudaEvaluator::upload_blocks(const Plaintext& host, cuda::StagedU
   device.level = host.level;
   device.scale = host.scale;
   const std::size_t block_count = words.size() >> device.block_log;
-  cuda::DeviceGuard guard(device_);  // allocates, as make_extended does
+  const cuda::DeviceGuard on_device(device_);  // allocates, as make_extended does
   device.words = cuda::DeviceBuffer<std::uint64_t>(block_count, "block plaintext");
   staging.upload(device.words.data(), block_count * 8,
                  [&](std::span<std::uint8_t> bytes) { block_words(words, device.block_log, bytes); });
