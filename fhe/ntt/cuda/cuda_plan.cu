@@ -119,9 +119,12 @@ class CudaPlan final : public NttPlan {
         d.pass_kind = PassKind::shared_region;
       } else if (group == gpu::LaunchGroup::pass_pair) {
         shape = gpu::pass_pair_shape(log_n(), rows.count, word_bytes);
+        const auto lower_first = static_cast<std::uint32_t>(launches[forward ? i : i + 1].first_stage);
+        const auto stages = static_cast<int>(launch.stage_count);
+        const auto log = static_cast<std::uint32_t>(log_n());
         resources = word_ == WordType::int64
-                        ? gpu::pass_pair_resources<std::uint64_t>(launch.stage_count, forward, shape)
-                        : gpu::pass_pair_resources<std::uint32_t>(launch.stage_count, forward, shape);
+                        ? gpu::pass_pair_resources<std::uint64_t>(stages, forward, log, lower_first, shape)
+                        : gpu::pass_pair_resources<std::uint32_t>(stages, forward, log, lower_first, shape);
       } else {
         resources = word_ == WordType::int64 ? kernel_resources<std::uint64_t>(launch, forward, shape)
                                              : kernel_resources<std::uint32_t>(launch, forward, shape);

@@ -81,8 +81,11 @@ KernelResources pass_region_resources(int pass_stages, bool consecutive, bool fo
 template <typename Word>
 cudaError_t launch_pass_pair(const PassArgs<Word>& first, const PassArgs<Word>& second, bool forward,
                              const LaunchShape& shape, cudaStream_t stream);
+// The kernel a pair runs: the constant-log-N one where constant_pass_shape
+// holds for log_n and the lower pass's first stage.
 template <typename Word>
-KernelResources pass_pair_resources(int stages, bool forward, const LaunchShape& shape);
+KernelResources pass_pair_resources(int stages, bool forward, std::uint32_t log_n, std::uint32_t lower_first_stage,
+                                    const LaunchShape& shape);
 // A forward's three or four global passes in one launch (pass_group_shape,
 // pass_pair_shape): kPassGroupShapes[shape], the passes in stage order.
 template <typename Word>

@@ -77,6 +77,21 @@ struct PassBlockColumns {
   }
 };
 
+// The default preset's log N (every logN-16 preset's). Pass blocks whose
+// lower pass starts at stage 0 of such a transform (the forward's first
+// pair or group, the inverse's last pair) run kernels compiled with log N
+// and that stage as constants: their words' offsets fold into the loads
+// and their block is the whole row (SASS of the 64-bit G4 pair's FP64
+// path: forward 1152 -> 1032 instructions, inverse 1864 -> 1560).
+inline constexpr std::uint32_t kConstantPassLogN = 16;
+
+// Whether a pass block's launch takes the constant-log-N kernel; the
+// kernels' LogN template argument is then kConstantPassLogN, else 0 (log N
+// and the stage from the launch's arguments).
+FHE_HD constexpr bool constant_pass_shape(std::uint32_t log_n, std::uint32_t lower_first_stage) {
+  return log_n == kConstantPassLogN && lower_first_stage == 0;
+}
+
 // Where a block of paired (or grouped) passes works: its data row, its
 // lower-pass block and its first class. Blocks run along a row:
 // 2^(logN - 12) of them, each lower block's classes split among
@@ -105,19 +120,25 @@ FHE_HD PassPairPlace locate_pass_block(std::uint32_t log_n, std::uint32_t lower_
 // transform's last) folding in N^-1. A forward's lifted first pass (Lifted,
 // PassArgs::lift: the rescale) loads the same offsets of its batch block's
 // source row, lifted to the row's prime, by the lifted global pass's own
-// loads.
-template <typename Word, int S, int G, int Offset, bool Forward, bool FromGlobal, bool ToGlobal, bool Lifted = false>
+// loads. LogN: 0, or kConstantPassLogN where constant_pass_shape holds.
+template <typename Word, int S, int G, int Offset, bool Forward, bool FromGlobal, bool ToGlobal, bool Lifted = false,
+          std::uint32_t LogN = 0>
 FHE_HD void pass_block_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                              std::uint32_t thread) {
   static_assert(!Lifted || (Forward && FromGlobal), "only a forward's first pass lifts its input");
+  static_assert(LogN == 0 || LogN == kConstantPassLogN, "one constant log N");
   using Block = PassBlockColumns<S, G, Offset>;
   constexpr int kColumns = Block::kColumnsPerThread;
-  const std::uint32_t lower_first_stage = pass.first_stage - Offset;
-  const std::uint32_t t_log = pass.log_n - lower_first_stage - S;
+  constexpr bool kConstant = LogN != 0;
+  // Constant: the lower pass starts at stage 0, so its one block is the row.
+  const std::uint32_t log_n = kConstant ? LogN : pass.log_n;
+  const std::uint32_t lower_first_stage = kConstant ? 0 : pass.first_stage - Offset;
+  const std::uint32_t lower_block = kConstant ? 0 : place.lower_block;
+  const std::uint32_t t_log = log_n - lower_first_stage - S;
   const std::uint32_t column = Block::column_of(thread);
-  const std::uint32_t pass_block = (place.lower_block << Offset) + Block::hi_of(column);
-  std::uint64_t* words = pass.data + (static_cast<std::size_t>(place.row) << pass.log_n) +
-                         (static_cast<std::size_t>(place.lower_block) << (pass.log_n - lower_first_stage));
+  const std::uint32_t pass_block = (lower_block << Offset) + Block::hi_of(column);
+  std::uint64_t* words = pass.data + (static_cast<std::size_t>(place.row) << log_n) +
+                         (static_cast<std::size_t>(lower_block) << (log_n - lower_first_stage));
   const PassColumn col{words, t_log + Block::kLowBits, pass_block, plan_row_of(pass, place.row)};
   const RowConstants<Word> c = pass.constants[col.plan_row];
   // A lifted load takes the lifted global pass's (pass_words, input_word);
@@ -153,7 +174,7 @@ FHE_HD void pass_block_phase(const PassArgs<Word>& pass, Word* shared, const Pas
       }
     }
     // The pass holding stage 0 is the inverse's last: N^-1 is folded in there.
-    const bool scale_stage0 = !Forward && pass.first_stage == 0;
+    const bool scale_stage0 = !Forward && (kConstant ? Offset == 0 : pass.first_stage == 0);
     pass_stages_in_registers<Forward, G, kColumns>(v, tw, ar, c, scale_stage0);
 #pragma unroll
     for (int l = 0; l < kColumns; ++l) {
@@ -173,11 +194,11 @@ FHE_HD void pass_block_phase(const PassArgs<Word>& pass, Word* shared, const Pas
 // memory into shared) or the second (from shared memory out to global).
 // Forward: the lower pass, then the upper; inverse: the upper, then the
 // lower.
-template <typename Word, int G, bool Forward, bool First, bool Lifted = false>
+template <typename Word, int G, bool Forward, bool First, bool Lifted = false, std::uint32_t LogN = 0>
 FHE_HD void pass_pair_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                             std::uint32_t thread) {
   constexpr int kOffset = Forward != First ? G : 0;
-  pass_block_phase<Word, 2 * G, G, kOffset, Forward, First, !First, Lifted>(pass, shared, place, thread);
+  pass_block_phase<Word, 2 * G, G, kOffset, Forward, First, !First, Lifted, LogN>(pass, shared, place, thread);
 }
 
 // The passes of a forward pass group (kPassGroupShapes[Shape]), phase by
@@ -192,12 +213,12 @@ FHE_HD constexpr int pass_group_stages(int shape, int passes) {
 template <int Shape>
 inline constexpr int kPassGroupSpan = pass_group_stages(Shape, kPassGroupShapes[Shape].count);
 
-template <typename Word, int Shape, int Phase>
+template <typename Word, int Shape, int Phase, std::uint32_t LogN = 0>
 FHE_HD void pass_group_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                              std::uint32_t thread) {
   constexpr PassGroupShape kShape = kPassGroupShapes[Shape];
   pass_block_phase<Word, kPassGroupSpan<Shape>, kShape.stages[Phase], pass_group_stages(Shape, Phase), true,
-                   Phase == 0, Phase == kShape.count - 1>(pass, shared, place, thread);
+                   Phase == 0, Phase == kShape.count - 1, false, LogN>(pass, shared, place, thread);
 }
 
 }  // namespace fhe::ntt::gpu

@@ -118,6 +118,8 @@ class KernelEmulator {
   std::size_t fused_launches() const { return fused_launches_; }
   // Pass-pair launches run so far (launch_group).
   std::size_t paired_launches() const { return paired_launches_; }
+  // Pair and group launches of the constant-log-N kernels run so far.
+  std::size_t constant_log_n_launches() const { return constant_log_n_launches_; }
   // Pass-group launches run so far (launch_group), by shape
   // (kPassGroupShapes).
   std::size_t grouped_launches(int shape) const { return grouped_launches_[shape]; }
@@ -375,28 +377,45 @@ class KernelEmulator {
   void pass_pair_blocks(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::PassArgs<Word>& second,
                         const ntt::gpu::LaunchShape& shape) {
     const std::uint32_t lower_first_stage = Forward ? first.first_stage : second.first_stage;
-    const bool lifted = Forward && first.lift.rows;  // a lifted first pass has its own kernel
-    grouped_pass_blocks<2 * G>(first, shape, lower_first_stage, [&](const auto& place, Word* shared, std::uint32_t t) {
-      if constexpr (Forward) {
-        if (lifted) return ntt::gpu::pass_pair_phase<Word, G, true, true, true>(first, shared, place, t);
-      }
-      ntt::gpu::pass_pair_phase<Word, G, Forward, true>(first, shared, place, t);
-    }, [&](const auto& place, Word* shared, std::uint32_t t) {
-      ntt::gpu::pass_pair_phase<Word, G, Forward, false>(second, shared, place, t);
+    with_pass_log_n(first.log_n, lower_first_stage, [&]<std::uint32_t LogN>() {
+      const bool lifted = Forward && first.lift.rows;  // a lifted first pass has its own kernel
+      grouped_pass_blocks<2 * G>(first, shape, lower_first_stage, [&](const auto& place, Word* shared,
+                                                                      std::uint32_t t) {
+        if constexpr (Forward) {
+          if (lifted) return ntt::gpu::pass_pair_phase<Word, G, true, true, true, LogN>(first, shared, place, t);
+        }
+        ntt::gpu::pass_pair_phase<Word, G, Forward, true, false, LogN>(first, shared, place, t);
+      }, [&](const auto& place, Word* shared, std::uint32_t t) {
+        ntt::gpu::pass_pair_phase<Word, G, Forward, false, false, LogN>(second, shared, place, t);
+      });
     });
+  }
+
+  // Runs body<LogN>() with the LogN the kernels take (constant_pass_shape),
+  // and counts the launches of the constant-log-N kernels.
+  template <typename Body>
+  void with_pass_log_n(std::uint32_t log_n, std::uint32_t lower_first_stage, Body&& body) {
+    if (ntt::gpu::constant_pass_shape(log_n, lower_first_stage)) {
+      ++constant_log_n_launches_;
+      body.template operator()<ntt::gpu::kConstantPassLogN>();
+    } else {
+      body.template operator()<0>();
+    }
   }
 
   // A pass-group kernel (pass_pair_kernel.cu): its phases, as run_pass_pair
   // runs the pair's two.
   void run_pass_group(const ntt::gpu::PassGroupArgs<Word>& passes, int shape, std::size_t data_rows) {
     const auto run = [&]<int Shape>() {
-      [&]<int... P>(std::integer_sequence<int, P...>) {
-        grouped_pass_blocks<ntt::gpu::kPassGroupSpan<Shape>>(
-            passes.pass[0], ntt::gpu::pass_pair_shape(log_n_, data_rows, sizeof(Word)), passes.pass[0].first_stage,
-            [&](const auto& place, Word* shared, std::uint32_t t) {
-              ntt::gpu::pass_group_phase<Word, Shape, P>(passes.pass[P], shared, place, t);
-            }...);
-      }(std::make_integer_sequence<int, ntt::gpu::kPassGroupShapes[Shape].count>{});
+      with_pass_log_n(passes.pass[0].log_n, passes.pass[0].first_stage, [&]<std::uint32_t LogN>() {
+        [&]<int... P>(std::integer_sequence<int, P...>) {
+          grouped_pass_blocks<ntt::gpu::kPassGroupSpan<Shape>>(
+              passes.pass[0], ntt::gpu::pass_pair_shape(log_n_, data_rows, sizeof(Word)), passes.pass[0].first_stage,
+              [&](const auto& place, Word* shared, std::uint32_t t) {
+                ntt::gpu::pass_group_phase<Word, Shape, P, LogN>(passes.pass[P], shared, place, t);
+              }...);
+        }(std::make_integer_sequence<int, ntt::gpu::kPassGroupShapes[Shape].count>{});
+      });
     };
     [&]<int... Shapes>(std::integer_sequence<int, Shapes...>) {
       ((shape == Shapes ? run.template operator()<Shapes>() : void()), ...);
@@ -449,6 +468,7 @@ class KernelEmulator {
   std::mt19937_64 garbage_{12345};
   std::size_t fused_launches_ = 0;
   std::size_t paired_launches_ = 0;
+  std::size_t constant_log_n_launches_ = 0;
   std::size_t grouped_launches_[ntt::gpu::kPassGroupShapeCount] = {};
 };
 

@@ -274,9 +274,11 @@ TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
 // and group4's and radix4's four as one pass-group kernel), with rows to
 // skip (block 0 skips its row 0, block 1 its rows 1-2: they keep their
 // words), on the presets' 60- and 40-bit rows (integer and double-precision
-// butterflies) and on 32-bit rows. Returns the pair and group launches run.
+// butterflies) and on 32-bit rows. Returns the pair and group launches run,
+// and of those the constant-log-N kernels' (constant_pass_shape).
 struct GroupedLaunches {
   std::size_t paired = 0, grouped[fhe::ntt::gpu::kPassGroupShapeCount] = {};
+  std::size_t constant = 0;
 };
 
 template <typename Word>
@@ -318,6 +320,7 @@ GroupedLaunches check_pass_pairs(const fhe::ntt::BackendInfo& backend, int log_n
   for (int shape = 0; shape < fhe::ntt::gpu::kPassGroupShapeCount; ++shape) {
     launches.grouped[shape] = emulator.grouped_launches(shape);
   }
+  launches.constant = emulator.constant_log_n_launches();
   return launches;
 }
 
@@ -337,9 +340,19 @@ TEST(NttKernelEmulation, PassPairsMatchTheOracle) {
                                       check_pass_pairs<std::uint32_t>(backend, log_n, ntt_moduli(log_n, 3, 28))}) {
         paired[name] += g.paired;
         grouped[name].resize(fhe::ntt::gpu::kPassGroupShapeCount);
+        std::size_t launches = g.paired;
         for (int shape = 0; shape < fhe::ntt::gpu::kPassGroupShapeCount; ++shape) {
           grouped[name][shape] += g.grouped[shape];
+          launches += g.grouped[shape];
         }
+        // At logN 16 the pairs and groups whose lower pass is stage 0 take
+        // the constant-log-N kernels: all of them but group4's and radix4's
+        // inverse pair (stages 5 to 2, between the region's pass and the
+        // pass of stages 1 and 0); at other sizes none.
+        const bool two_stage = std::string(name) == "radix2_compact_group4_smem8" ||
+                               std::string(name) == "radix4_compact";
+        EXPECT_EQ(g.constant, log_n == 16 ? launches - (two_stage ? 1 : 0) : 0) << name << ", logN " << log_n;
+        if (log_n == 16) EXPECT_GE(launches, 3u) << name;
       }
     }
   }
