@@ -130,8 +130,8 @@ KernelResources pass_pair_resources(int stages, bool forward, std::uint32_t log_
                                     const LaunchShape& shape) {
   const bool constant = constant_pass_shape(log_n, lower_first_stage);
   const std::string name = std::string("ntt_pass_pair<") + word_tag<Word>() + ",g" + std::to_string(stages) +
-                           (forward ? ",forward" : ",inverse") + ",throughput" +
-                           (constant ? ",logN" + std::to_string(kConstantPassLogN) : std::string()) + ">";
+                           (forward ? ",forward" : ",inverse") +
+                           (constant ? ",logN" + std::to_string(kConstantPassLogN) : std::string()) + ",throughput>";
   return query_kernel_resources(reinterpret_cast<const void*>(select_kernel<Word>(stages, forward, false, constant)),
                                 name, shape);
 }

@@ -266,6 +266,9 @@ TEST(NttCuda, DescribeReportsKernelsAndResources) {
         EXPECT_EQ(launch.grid[0] * launch.grid[1], rows.count * plan->n() / 4096) << launch.kernel;
         // The inverse pairs group4's and radix4's second and third passes (stages 2-5).
         EXPECT_EQ(launch.first_stage, !forward && launch.stage_count == 4 ? 2 : 0) << launch.kernel;
+        // A pair from stage 0 at logN 16 runs the constant-log-N kernel (pass_pair.cuh).
+        EXPECT_EQ(launch.kernel.find(",logN16,") != std::string::npos, launch.first_stage == 0 && preset.log_n == 16)
+            << launch.kernel;
       }
       EXPECT_EQ(paired, pairs) << backend.name;
       if (!indexed) {
