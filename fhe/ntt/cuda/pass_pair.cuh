@@ -82,7 +82,7 @@ struct PassBlockColumns {
 // pair or group, the inverse's last pair) run kernels compiled with log N
 // and that stage as constants: their words' offsets fold into the loads
 // and their block is the whole row (SASS of the 64-bit G4 pair's FP64
-// path: forward 1152 -> 1032 instructions, inverse 1864 -> 1560).
+// path: forward 1152 -> 1032 instructions, inverse 1864 -> 1216).
 inline constexpr std::uint32_t kConstantPassLogN = 16;
 
 // Whether a pass block's launch takes the constant-log-N kernel; the
