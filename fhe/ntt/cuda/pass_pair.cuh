@@ -85,6 +85,13 @@ struct PassBlockColumns {
 // path: forward 1152 -> 1032 instructions, inverse 1864 -> 1216).
 inline constexpr std::uint32_t kConstantPassLogN = 16;
 
+// The first stage of a pair's lower pass: the forward's first pass's, the
+// inverse's second's.
+template <typename Word>
+FHE_HD std::uint32_t pair_lower_first_stage(const PassArgs<Word>& first, const PassArgs<Word>& second, bool forward) {
+  return forward ? first.first_stage : second.first_stage;
+}
+
 // Whether a pass block's launch takes the constant-log-N kernel; the
 // kernels' LogN template argument is then kConstantPassLogN, else 0 (log N
 // and the stage from the launch's arguments).
@@ -102,10 +109,16 @@ struct PassPairPlace {
   std::uint32_t first_class;
 };
 
-// S: the stages of all the block's passes together.
-template <int S>
+// S: the stages of all the block's passes together. LogN as the kernels'
+// (constant_pass_shape's launches give log_n = LogN and stage 0: said so,
+// the compiler folds them).
+template <int S, std::uint32_t LogN = 0>
 FHE_HD PassPairPlace locate_pass_block(std::uint32_t log_n, std::uint32_t lower_first_stage, std::uint32_t row,
                                        std::uint32_t block_in_row) {
+  if constexpr (LogN != 0) {
+    log_n = LogN;
+    lower_first_stage = 0;
+  }
   const std::uint32_t blocks_per_lower_log = log_n - lower_first_stage - kPairBlockWordsLog;
   return {row, block_in_row >> blocks_per_lower_log,
           (block_in_row & ((1u << blocks_per_lower_log) - 1u)) * (kPairBlockWords >> S)};

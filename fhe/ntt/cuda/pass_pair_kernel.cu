@@ -26,9 +26,8 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
   Word* shared = reinterpret_cast<Word*>(shared_bytes);
   const std::uint32_t row = visit_index(first, blockIdx.y, gridDim.y);
   if (skipped_row(first, row)) return;
-  const std::uint32_t lower_first_stage = LogN != 0 ? 0 : Forward ? first.first_stage : second.first_stage;
-  const PassPairPlace place =
-      locate_pass_block<2 * G>(LogN != 0 ? LogN : first.log_n, lower_first_stage, row, blockIdx.x);
+  const PassPairPlace place = locate_pass_block<2 * G, LogN>(
+      first.log_n, pair_lower_first_stage(first, second, Forward), row, blockIdx.x);
   pass_pair_phase<Word, G, Forward, true, Lifted, LogN>(first, shared, place, threadIdx.x);
   __syncthreads();
   pass_pair_phase<Word, G, Forward, false, false, LogN>(second, shared, place, threadIdx.x);
@@ -57,8 +56,8 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
   const PassArgs<Word>& first = group.pass[0];
   const std::uint32_t row = visit_index(first, blockIdx.y, gridDim.y);
   if (skipped_row(first, row)) return;
-  const PassPairPlace place = locate_pass_block<kPassGroupSpan<Shape>>(
-      LogN != 0 ? LogN : first.log_n, LogN != 0 ? 0 : first.first_stage, row, blockIdx.x);
+  const PassPairPlace place =
+      locate_pass_block<kPassGroupSpan<Shape>, LogN>(first.log_n, first.first_stage, row, blockIdx.x);
   run_group_phases<Word, Shape, LogN>(group, shared, place,
                                       std::make_integer_sequence<int, kPassGroupShapes[Shape].count>{});
 }
@@ -107,20 +106,14 @@ PassPairKernel<Word> select_kernel(int stages, bool forward, bool lifted, bool c
                   : select_kernel<Word, 0>(stages, forward, lifted);
 }
 
-// The pair's lower pass: the forward's first, the inverse's second.
-template <typename Word>
-bool constant_pair(const PassArgs<Word>& first, const PassArgs<Word>& second, bool forward) {
-  return constant_pass_shape(first.log_n, forward ? first.first_stage : second.first_stage);
-}
-
 }  // namespace
 
 template <typename Word>
 cudaError_t launch_pass_pair(const PassArgs<Word>& first, const PassArgs<Word>& second, bool forward,
                              const LaunchShape& shape, cudaStream_t stream) {
   const bool lifted = first.lift.rows != nullptr;
-  const auto kernel =
-      select_kernel<Word>(static_cast<int>(first.stage_count), forward, lifted, constant_pair(first, second, forward));
+  const bool constant = constant_pass_shape(first.log_n, pair_lower_first_stage(first, second, forward));
+  const auto kernel = select_kernel<Word>(static_cast<int>(first.stage_count), forward, lifted, constant);
   return launch_overlapped(kernel, grid_of(shape), dim3(shape.block, 1, 1), shape.dynamic_shared_bytes, stream, first,
                            second);
 }

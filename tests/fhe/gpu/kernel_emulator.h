@@ -376,7 +376,7 @@ class KernelEmulator {
   template <int G, bool Forward>
   void pass_pair_blocks(const ntt::gpu::PassArgs<Word>& first, const ntt::gpu::PassArgs<Word>& second,
                         const ntt::gpu::LaunchShape& shape) {
-    const std::uint32_t lower_first_stage = Forward ? first.first_stage : second.first_stage;
+    const std::uint32_t lower_first_stage = ntt::gpu::pair_lower_first_stage(first, second, Forward);
     with_pass_log_n(first.log_n, lower_first_stage, [&]<std::uint32_t LogN>() {
       const bool lifted = Forward && first.lift.rows;  // a lifted first pass has its own kernel
       grouped_pass_blocks<2 * G>(first, shape, lower_first_stage, [&](const auto& place, Word* shared,
