@@ -146,7 +146,7 @@ struct Fp64Arith {
 
   // Twiddle `index` of a row's table: doubles packed at the start of the
   // row's pair slots, half the bytes of the integer pairs.
-  FHE_HD TwiddlePair<std::uint64_t> twiddle(const TwiddlePair<std::uint64_t>* row, std::uint32_t index) const {
+  FHE_HD TwiddlePair<std::uint64_t> twiddle(const TwiddlePair<std::uint64_t>* row, std::size_t index) const {
     return pair(load_fp64(reinterpret_cast<const double*>(row) + index));
   }
 

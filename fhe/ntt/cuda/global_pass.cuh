@@ -240,7 +240,10 @@ FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::ui
     load_pass_twiddles<Word, G - 1>(st.local, a, st.col, ar);
     const std::uint32_t cross = twiddle_index(a.address, G - 1, (st.col.block << (G - 1)) + st.h);
 #pragma unroll
-    for (int m = 0; m < kQuarter; ++m) st.cross[m] = ar.twiddle(pass_twiddles(a, st.col), cross + 2 * m);
+    for (int m = 0; m < kQuarter; ++m) {
+      // In 64 bits, as load_stage_twiddles adds its offsets.
+      st.cross[m] = ar.twiddle(pass_twiddles(a, st.col), std::size_t{cross} + 2 * m);
+    }
 
     st.words = pass_words<Lifted>(a, row, st.col, st.c.q);
     wait_for_previous_kernel();  // the data is the previous pass's output

@@ -91,7 +91,7 @@ struct IntegerArith {
   Word q;
 
   // Pair `index` of a row's table.
-  FHE_HD TwiddlePair<Word> twiddle(const TwiddlePair<Word>* row, std::uint32_t index) const {
+  FHE_HD TwiddlePair<Word> twiddle(const TwiddlePair<Word>* row, std::size_t index) const {
     return load_twiddle(row + index);
   }
   FHE_HD Word loaded(std::uint64_t stored) const { return static_cast<Word>(stored); }
