@@ -212,46 +212,54 @@ FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block
   if (th.valid) tile_rows_at<Forward, Word, Skip, Consecutive>(a, shared, th);
 }
 
-// Calls pair(offset, first, second) for the thread's share of the block's
-// tiles, two neighbouring words at a time: `offset` is the first word's
-// index in the launch's data (data row x N + position), `first` and
-// `second` the two words in shared memory. Across a warp the offsets are
-// consecutive, so 16-byte global accesses at them coalesce.
-template <typename Word, typename Pair>
+// Calls pair(p, offset, first, second) for pairs p = First .. First+Count-1
+// of the thread's share of the block's tiles, two neighbouring words at a
+// time: `offset` is the first word's index in the launch's data (data row
+// x N + position), `first` and `second` the two words in shared memory.
+// Across a warp the offsets are consecutive, so 16-byte global accesses at
+// them coalesce.
+template <typename Word, int First = 0, int Count = kWordsPerThread / 2, typename Pair>
 FHE_HD void for_each_tile_pair(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                                std::uint32_t tiles_per_block, std::uint32_t thread, Pair&& pair) {
   const std::uint32_t threads = tiles_per_block * kThreadsPerTile;
   const std::uint32_t total_tiles = a.row_count << (a.log_n - kTileBits);
   const std::uint32_t first_tile = block_first_tile(a, block_index, tiles_per_block);
 #pragma unroll
-  for (int p = 0; p < kWordsPerThread / 2; ++p) {
+  for (int p = First; p < First + Count; ++p) {
     const std::uint32_t word = 2 * (thread + p * threads);
     const std::uint32_t tile_in_block = word >> kTileBits;
     if (first_tile + tile_in_block >= total_tiles) continue;
     Word* own = shared + tile_in_block * kPaddedTileWords;
     const std::uint32_t within = word & (kTileWords - 1);
-    pair(static_cast<std::size_t>(first_tile) * kTileWords + word, own[padded(within)], own[padded(within + 1)]);
+    pair(p, static_cast<std::size_t>(first_tile) * kTileWords + word, own[padded(within)], own[padded(within + 1)]);
   }
 }
 
 // Moves the block's tiles between shared and global memory as coalesced
 // 16-byte pairs (forward phase 3 stores, inverse phase 1 loads, from
-// `source` when the inverse runs out of place).
+// `source` when the inverse runs out of place). The loads are all issued
+// before the first shared store: one pair at a time, each store waited for
+// its load and, in order, the next load for that store, eight round trips
+// to DRAM one after another (the stores' shared reads take far less).
 template <typename Word, bool Store>
 FHE_HD void copy_tiles(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                        std::uint32_t tiles_per_block, std::uint32_t thread) {
-  if constexpr (!Store) wait_for_previous_kernel();  // the data is the previous pass's output
-  for_each_tile_pair(a, shared, block_index, tiles_per_block, thread,
-                     [&](std::size_t offset, Word& first, Word& second) {
-                       if constexpr (Store) {
+  if constexpr (Store) {
+    for_each_tile_pair(a, shared, block_index, tiles_per_block, thread,
+                       [&](int, std::size_t offset, Word& first, Word& second) {
                          store_two(a.data + offset, first, second);
-                       } else {
-                         std::uint64_t x, y;
-                         load_two(input_at(a, offset), x, y);
-                         first = static_cast<Word>(x);
-                         second = static_cast<Word>(y);
-                       }
-                     });
+                       });
+  } else {
+    wait_for_previous_kernel();  // the data is the previous pass's output
+    std::uint64_t x[kWordsPerThread / 2], y[kWordsPerThread / 2];
+    for_each_tile_pair(a, shared, block_index, tiles_per_block, thread,
+                       [&](int p, std::size_t offset, Word&, Word&) { load_two(input_at(a, offset), x[p], y[p]); });
+    for_each_tile_pair(a, shared, block_index, tiles_per_block, thread,
+                       [&](int p, std::size_t, Word& first, Word& second) {
+                         first = static_cast<Word>(x[p]);
+                         second = static_cast<Word>(y[p]);
+                       });
+  }
 }
 
 // Inverse phase 3: columns, local stages 3-0, stored straight to global
