@@ -34,6 +34,16 @@ struct LevelConstants {
   // (the dropped row is one source): constants and half set, rows left to
   // the caller.
   ntt::gpu::CentredLift rescale_lift{};
+  // The ModUp's last `lifted_digits` digits have one active prime each
+  // (the base prime's digit; at the last levels every digit): their
+  // conversion is a centred lift, which the extended rows' first forward
+  // pass can apply as it loads the digit's row. mod_up_lift: constants per
+  // lifted digit and extended row, first_block = the first lifted digit;
+  // rows left to the caller (the input's coefficient rows from
+  // lifted_first_row on, one a lifted digit).
+  int lifted_digits = 0;
+  std::size_t lifted_first_row = 0;
+  ntt::gpu::CentredLift mod_up_lift{};
   DeviceBuffer<std::uint8_t> blob;           // owns every pointer above
 };
 
