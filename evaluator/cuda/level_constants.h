@@ -31,7 +31,7 @@ struct LevelConstants {
   DeviceScaleDown mod_down_rescale;          // drop the P rows and row `level` (the same)
   bool has_rescale = false;
   // The rescale's conversion as the kept rows' forward transform loads it
-  // (the dropped row is one source): constants and half set, rows left to
+  // (the dropped row is one source): constants set, rows left to
   // the caller.
   ntt::gpu::CentredLift rescale_lift{};
   // The ModUp's last `lifted_digits` digits have one active prime each
