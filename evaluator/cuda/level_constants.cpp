@@ -148,36 +148,6 @@ std::vector<ntt::gpu::CentredLiftRow> centred_lift_rows(const RnsScaleDown& s) {
   return rows;
 }
 
-// The ModUp's last digits of one active prime each (always the base prime's;
-// at the last levels every digit) as centred lifts: a one-source
-// conversion is the centred lift (basis_conversion.h), so the extended
-// rows' first forward pass applies it as it loads the digit's row
-// (ntt::gpu::CentredLift) and no conversion writes those rows first. Per
-// lifted digit, one entry for each extended row (its own row's is unused:
-// the passes skip it).
-struct ModUpLift {
-  int digits = 0;
-  std::vector<ntt::gpu::CentredLiftRow> rows;
-};
-
-ModUpLift mod_up_lift(const KeySwitchSchedule& schedule) {
-  ModUpLift lift;
-  const std::size_t ext_rows = schedule.extended_rows.count;
-  std::size_t first = schedule.digits.size();
-  while (first > 0 && schedule.digits[first - 1].q_rows.count == 1) --first;
-  for (std::size_t d = first; d < schedule.digits.size(); ++d) {
-    const BasisConversion& c = schedule.digits[d].mod_up;
-    const std::uint64_t source = c.source_moduli[0].value;
-    std::vector<ntt::gpu::CentredLiftRow> rows(ext_rows, ntt::gpu::make_centred_lift_row(source, source));
-    for (std::size_t t = 0; t < c.target_count(); ++t) {
-      rows.at(c.target_offsets[t]) = ntt::gpu::make_centred_lift_row(source, c.target_moduli[t].value);
-    }
-    lift.rows.insert(lift.rows.end(), rows.begin(), rows.end());
-  }
-  lift.digits = static_cast<int>(schedule.digits.size() - first);
-  return lift;
-}
-
 struct Layout {
   BlobBuilder blob;
   std::vector<ConversionOffsets> digits;
@@ -242,6 +212,24 @@ Layout lay_out(const KeySwitchSchedule& schedule, const Rescales& rescales) {
 }
 
 }  // namespace
+
+ModUpLift mod_up_lift(const KeySwitchSchedule& schedule) {
+  ModUpLift lift;
+  const std::size_t ext_rows = schedule.extended_rows.count;
+  std::size_t first = schedule.digits.size();
+  while (first > 0 && schedule.digits[first - 1].q_rows.count == 1) --first;
+  for (std::size_t d = first; d < schedule.digits.size(); ++d) {
+    const BasisConversion& c = schedule.digits[d].mod_up;
+    const std::uint64_t source = c.source_moduli[0].value;
+    std::vector<ntt::gpu::CentredLiftRow> rows(ext_rows, ntt::gpu::make_centred_lift_row(source, source));
+    for (std::size_t t = 0; t < c.target_count(); ++t) {
+      rows.at(c.target_offsets[t]) = ntt::gpu::make_centred_lift_row(source, c.target_moduli[t].value);
+    }
+    lift.rows.insert(lift.rows.end(), rows.begin(), rows.end());
+  }
+  lift.digits = static_cast<int>(schedule.digits.size() - first);
+  return lift;
+}
 
 DeviceConversion host_conversion_view(const BasisConversion& conversion, std::vector<std::uint8_t>& image) {
   BlobBuilder blob;

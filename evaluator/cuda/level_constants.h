@@ -56,6 +56,19 @@ LevelConstants upload_level_constants(const Preset& preset, const KeySwitchSched
 // body on it.
 DeviceConversion host_conversion_view(const BasisConversion& conversion, std::vector<std::uint8_t>& image);
 
+// The ModUp's last digits of one active prime each (always the base
+// prime's; at the last levels every digit) as centred lifts: a one-source
+// conversion is the centred lift (basis_conversion.h), so the extended
+// rows' first forward pass applies it as it loads the digit's row
+// (ntt::gpu::CentredLift) and no conversion writes those rows first. Per
+// lifted digit, one entry for each extended row (its own row's is unused:
+// the passes skip it). Host data: LevelConstants::mod_up_lift uploads it.
+struct ModUpLift {
+  int digits = 0;
+  std::vector<ntt::gpu::CentredLiftRow> rows;
+};
+ModUpLift mod_up_lift(const KeySwitchSchedule& schedule);
+
 // Bytes upload_level_constants will allocate for this level (memory estimate).
 std::size_t level_constants_bytes(const Preset& preset, const KeySwitchSchedule& schedule);
 
