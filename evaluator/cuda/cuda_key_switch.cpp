@@ -26,21 +26,37 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   // in NTT form (the digits' own rows are read from it).
   const ntt::RowRange q_range{static_cast<std::size_t>(level), rows};
   inverse_into(input, rows * n_, coefficients_.data(), q_range, 1, stream());
-  // Every digit's ModUp in one launch (grid.y = digit), to the rows
-  // other than its own; the coefficients are scratch read last there.
   std::uint64_t* ext = extended_.data();
-  cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, c.digit_count,
-                          static_cast<int>(ext_rows), c.max_digit_rows, log_n_, stream(), true);
+  const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
+  const auto digits = static_cast<std::size_t>(c.digit_count);
+  const bool fused =
+      leave_region && c.digit_count >= cuda::kMinFusedDigits && c.digit_count <= cuda::kMaxFusedDigits;
+  // The last digits of one prime each are lifted by the forward's first
+  // pass as it loads their row, where that takes no launch of its own
+  // (ntt::forward_lift_keeps_launches): their extended rows are then not
+  // written by the conversion and read back.
+  const ntt::gpu::CentredLift* lift = nullptr;
+  ntt::gpu::CentredLift mod_up_lift = c.mod_up_lift;
+  if (c.lifted_digits > 0 && ntt::forward_lift_keeps_launches(plan_, ext_range, digits, fused)) {
+    mod_up_lift.rows = coefficients_.data() + c.lifted_first_row * n_;
+    lift = &mod_up_lift;
+  }
+  // The other digits' ModUp in one launch (grid.y = digit), to the rows
+  // other than their own; the coefficients they read are scratch read last
+  // there.
+  const int converted = lift ? c.digit_count - c.lifted_digits : c.digit_count;
+  if (converted > 0) {
+    cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, converted,
+                            static_cast<int>(ext_rows), c.max_digit_rows, log_n_, stream(), true);
+  }
   // All digits' extended polynomials in one batched transform (one launch
   // per pass instead of one per digit and pass), skipping each digit's own
   // rows: they are the input's, in NTT form already.
-  const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
-  const auto digits = static_cast<std::size_t>(c.digit_count);
-  if (leave_region && c.digit_count >= cuda::kMinFusedDigits && c.digit_count <= cuda::kMaxFusedDigits) {
-    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()}, c.own_row_starts);
+  if (fused) {
+    auto region = ntt::forward_batch_before_region(plan_, ext, ext_range, digits, {stream()}, c.own_row_starts, lift);
     if (region) return region;
   }
-  ntt::forward_batch_skipping(plan_, ext, ext_range, digits, c.own_row_starts, {stream()});
+  ntt::forward_batch_skipping(plan_, ext, ext_range, digits, c.own_row_starts, {stream()}, lift);
   cuda::launch_copy_own_rows(input, ext, c.own_row_starts, c.digit_count, rows, ext_rows, log_n_, stream());
   return std::nullopt;
 }

@@ -157,6 +157,8 @@ struct Layout {
   ScaleDownOffsets rescale{};
   ScaleDownOffsets mod_down_rescale{};
   std::size_t rescale_lift = 0;
+  std::size_t mod_up_lift = 0;
+  int lifted_digits = 0;
 };
 
 // A level's rescales (none at the last level).
@@ -197,6 +199,9 @@ Layout lay_out(const KeySwitchSchedule& schedule, const Rescales& rescales) {
   layout.digit_array =
       layout.blob.add(std::vector<DeviceConversion>(schedule.digits.size()));
   layout.own_row_starts = layout.blob.add(own_row_starts(schedule));
+  const ModUpLift lift = mod_up_lift(schedule);
+  layout.mod_up_lift = layout.blob.add(lift.rows);
+  layout.lifted_digits = lift.digits;
   layout.mod_down = add_scale_down(layout.blob, schedule.mod_down);
   if (rescales.rescale) {
     layout.rescale = add_scale_down(layout.blob, *rescales.rescale);
@@ -207,6 +212,24 @@ Layout lay_out(const KeySwitchSchedule& schedule, const Rescales& rescales) {
 }
 
 }  // namespace
+
+ModUpLift mod_up_lift(const KeySwitchSchedule& schedule) {
+  ModUpLift lift;
+  const std::size_t ext_rows = schedule.extended_rows.count;
+  std::size_t first = schedule.digits.size();
+  while (first > 0 && schedule.digits[first - 1].q_rows.count == 1) --first;
+  for (std::size_t d = first; d < schedule.digits.size(); ++d) {
+    const BasisConversion& c = schedule.digits[d].mod_up;
+    const std::uint64_t source = c.source_moduli[0].value;
+    std::vector<ntt::gpu::CentredLiftRow> rows(ext_rows, ntt::gpu::make_centred_lift_row(source, source));
+    for (std::size_t t = 0; t < c.target_count(); ++t) {
+      rows.at(c.target_offsets[t]) = ntt::gpu::make_centred_lift_row(source, c.target_moduli[t].value);
+    }
+    lift.rows.insert(lift.rows.end(), rows.begin(), rows.end());
+  }
+  lift.digits = static_cast<int>(schedule.digits.size() - first);
+  return lift;
+}
 
 DeviceConversion host_conversion_view(const BasisConversion& conversion, std::vector<std::uint8_t>& image) {
   BlobBuilder blob;
@@ -247,7 +270,15 @@ LevelConstants upload_level_constants(const Preset& preset, const KeySwitchSched
     out.mod_down_rescale = rebase(*rescales.mod_down_rescale, layout.mod_down_rescale, base);
     out.has_rescale = true;
     out.rescale_lift.constants = reinterpret_cast<const ntt::gpu::CentredLiftRow*>(base + layout.rescale_lift);
-    out.rescale_lift.half = rescales.rescale->dropped_to_kept.source_moduli[0].value / 2;
+  }
+  out.lifted_digits = layout.lifted_digits;
+  if (out.lifted_digits > 0) {
+    // The lifted digits' rows are consecutive rows of the input.
+    const KeySwitchDigit& first = schedule.digits[schedule.digits.size() - out.lifted_digits];
+    out.lifted_first_row = first.q_rows.first - schedule.active_q_rows.first;
+    out.mod_up_lift.constants = reinterpret_cast<const ntt::gpu::CentredLiftRow*>(base + layout.mod_up_lift);
+    out.mod_up_lift.first_block = static_cast<std::uint32_t>(out.digit_count - out.lifted_digits);
+    out.mod_up_lift.constants_stride = static_cast<std::uint32_t>(schedule.extended_rows.count);
   }
   out.blob.upload(layout.blob.bytes());
   return out;

@@ -176,16 +176,29 @@ class CudaPlan final : public NttPlan {
  public:
   // forward_batch_skipping (cuda_plans.h) and every batch.
   void enqueue(std::uint64_t* data, RowRange rows, std::size_t batch, cudaStream_t stream, bool forward,
-               const std::uint32_t* skip_starts) const {
+               const std::uint32_t* skip_starts, const gpu::CentredLift* lift = nullptr) const {
     check_rows(rows);
     if (rows.count == 0 || batch == 0) return;
+    if (lift && (!forward || forward_launches_.front().kernel != gpu::KernelKind::global_pass)) {
+      throw InvalidArgument(context(rows) + ": only a forward that starts with a global pass lifts its input");
+    }
     fhe::cuda::DeviceGuard guard(device_index_);
     const std::size_t launches = (forward ? forward_launches_ : inverse_launches_).size();
     if (word_ == WordType::int64) {
-      enqueue_passes(tables64_, data, rows, batch, stream, forward, launches, skip_starts);
+      enqueue_passes(tables64_, data, rows, batch, stream, forward, launches, skip_starts, {}, lift);
     } else {
-      enqueue_passes(tables32_, data, rows, batch, stream, forward, launches, skip_starts);
+      enqueue_passes(tables32_, data, rows, batch, stream, forward, launches, skip_starts, {}, lift);
     }
+  }
+
+  // forward_lift_keeps_launches (cuda_plans.h).
+  bool lift_keeps_launches(RowRange rows, std::size_t batch, bool before_region) const {
+    if (forward_launches_.empty()) return false;
+    const bool ends_in_region = forward_launches_.back().kernel == gpu::KernelKind::shared_region;
+    if (before_region && !ends_in_region) return false;
+    const std::size_t count = forward_launches_.size() - (before_region ? 1 : 0);
+    const std::size_t word_bytes = word_ == WordType::int64 ? 8 : 4;
+    return gpu::lift_keeps_launches(forward_launches_, count, log_n(), rows.count * batch, sm_count_, word_bytes);
   }
 
   // inverse_batch_out_of_place (cuda_plans.h).
@@ -394,10 +407,18 @@ bool inverse_batch_out_of_place(const NttPlan& plan, const std::uint64_t* source
 }
 
 void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,
-                            const std::uint32_t* skip_starts, StreamHandle stream) {
+                            const std::uint32_t* skip_starts, StreamHandle stream, const gpu::CentredLift* lift) {
   const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
-  if (!cuda_plan) return plan.forward_batch(data, rows, batch, stream);
-  cuda_plan->enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), true, skip_starts);
+  if (!cuda_plan) {
+    if (lift) throw InvalidArgument("a lifted forward needs a CUDA plan");
+    return plan.forward_batch(data, rows, batch, stream);
+  }
+  cuda_plan->enqueue(data, rows, batch, static_cast<cudaStream_t>(stream.native), true, skip_starts, lift);
+}
+
+bool forward_lift_keeps_launches(const NttPlan& plan, RowRange rows, std::size_t batch, bool before_region) {
+  const auto* cuda_plan = dynamic_cast<const CudaPlan*>(&plan);
+  return cuda_plan && cuda_plan->lift_keeps_launches(rows, batch, before_region);
 }
 
 std::unique_ptr<NttPlan> make_cuda_plan(const BackendInfo& backend, NttSchedule schedule,

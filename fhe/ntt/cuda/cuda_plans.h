@@ -63,8 +63,18 @@ bool inverse_batch_out_of_place(const NttPlan& plan, const std::uint64_t* source
 // forward_batch(data, rows, batch) whose passes may leave the rows of
 // skip_starts untransformed (their words are unspecified afterwards): the
 // evaluator's ModUp, which writes the digits' own rows itself. Other plans
-// transform every row.
+// transform every row. With `lift` (a CUDA plan whose forward starts with a
+// global pass, else InvalidArgument), the lift's batch blocks take their
+// input from its rows, as in forward_batch_before_region.
 void forward_batch_skipping(const NttPlan& plan, std::uint64_t* data, RowRange rows, std::size_t batch,
-                            const std::uint32_t* skip_starts, StreamHandle stream);
+                            const std::uint32_t* skip_starts, StreamHandle stream,
+                            const gpu::CentredLift* lift = nullptr);
+
+// Whether the plan's forward of rows x batch (before_region: without its
+// region, forward_batch_before_region) runs in the same launches with its
+// input lifted (gpu::lift_keeps_launches): where a caller can lift some
+// batch blocks instead of converting them, for nothing more than the lift.
+// False for plans that cannot lift (radix2_indexed, CPU plans).
+bool forward_lift_keeps_launches(const NttPlan& plan, RowRange rows, std::size_t batch, bool before_region);
 
 }  // namespace fhe::ntt

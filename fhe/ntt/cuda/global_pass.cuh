@@ -55,25 +55,34 @@ FHE_HD PassColumn locate_pass_column(const PassArgs<Word>& a, std::uint32_t row,
 // in registers (session 29: the 64-bit 4-stage forward in 96 registers
 // instead of 128, and in 80 without spills, so its throughput launches run
 // 3 blocks an SM): word k of lane l at data[at + l + k * 2^stride_log]. On a
-// lifted first launch (PassArgs::lift) it comes from lift.rows[from + ...],
-// the same column of its batch block's source row, lifted to the row's
-// prime as it is loaded. The kernels take the lift as a template flag
-// (Lifted), so every other pass compiles as if it did not exist.
+// lifted first launch (PassArgs::lift) a lifted block's words come from
+// lift.rows[from + ...], the same column of its source row, lifted to the
+// row's prime as they are loaded. The kernels take the lift as a template
+// flag (Lifted), so every other pass compiles as if it did not exist; a
+// Lifted pass runs its unlifted blocks (lifts_row false) by the unlifted
+// code, chosen once a block.
 struct PassWords {
   std::size_t at, from;
   CentredLiftRow lift;
-  std::uint64_t half, q;
+  std::uint64_t q;
 };
+
+// Whether data row `row` of a lifted launch lifts its input (its batch
+// block is one of the lift's).
+template <typename Word>
+FHE_HD bool lifts_row(const PassArgs<Word>& a, std::uint32_t row) {
+  return a.batch_rows.quotient(row) >= a.lift.first_block;
+}
 
 template <bool Lifted, typename Word>
 FHE_HD PassWords pass_words(const PassArgs<Word>& a, std::uint32_t row, const PassColumn& col, Word q) {
   const auto at = static_cast<std::size_t>(col.base - a.data);
-  PassWords w{at, at, {}, 0, 0};
+  PassWords w{at, at, {}, 0};
   if constexpr (Lifted) {
     const std::uint32_t block = a.batch_rows.quotient(row);
-    w.from = (static_cast<std::size_t>(block) << a.log_n) + (at & ((std::size_t{1} << a.log_n) - 1));
-    w.lift = a.lift.constants[row - block * a.batch_rows.value];
-    w.half = a.lift.half;
+    const std::uint32_t lifted = block - a.lift.first_block;
+    w.from = (static_cast<std::size_t>(lifted) << a.log_n) + (at & ((std::size_t{1} << a.log_n) - 1));
+    w.lift = a.lift.constants[lifted * a.lift.constants_stride + (row - block * a.batch_rows.value)];
     w.q = q;
   }
   return w;
@@ -82,7 +91,7 @@ FHE_HD PassWords pass_words(const PassArgs<Word>& a, std::uint32_t row, const Pa
 // The words at offset i (and i + 1) of a pass's input, as the pass takes them.
 template <bool Lifted, typename Word>
 FHE_HD std::uint64_t input_word(const PassArgs<Word>& a, const PassWords& w, std::size_t i) {
-  if constexpr (Lifted) return centred_lift(a.lift.rows[w.from + i], w.half, w.lift, w.q);
+  if constexpr (Lifted) return centred_lift(a.lift.rows[w.from + i], w.lift, w.q);
   return a.data[w.at + i];
 }
 
@@ -91,8 +100,8 @@ FHE_HD void input_two(const PassArgs<Word>& a, const PassWords& w, std::size_t i
                       std::uint64_t& second) {
   if constexpr (Lifted) {
     load_two(a.lift.rows + w.from + i, first, second);
-    first = centred_lift(first, w.half, w.lift, w.q);
-    second = centred_lift(second, w.half, w.lift, w.q);
+    first = centred_lift(first, w.lift, w.q);
+    second = centred_lift(second, w.lift, w.q);
   } else {
     load_two(a.data + w.at + i, first, second);
   }
@@ -135,6 +144,9 @@ template <typename Word, int G, bool Forward, bool Split = false, bool Lifted = 
 FHE_HD void global_pass_item(const PassArgs<Word>& a, std::uint32_t row, std::uint32_t item) {
   static_assert(!kGlobalPassLayout<Word, G, Split>.paired, "paired passes run paired_pass_send/receive");
   static_assert(Forward || !Lifted, "only a forward transform is lifted");
+  if constexpr (Lifted) {
+    if (!lifts_row(a, row)) return global_pass_item<Word, G, Forward, Split, false>(a, row, item);
+  }
   if (skipped_row(a, row)) return;
   constexpr int kSpan = 1 << G;
   constexpr int kLanes = kGlobalPassLayout<Word, G, Split>.lanes;
@@ -230,6 +242,11 @@ FHE_HD void paired_pass_send(const PassArgs<Word>& a, std::uint32_t row, std::ui
                              PairedPassState<Word, G>& st, Word* mailbox, std::uint32_t block_threads,
                              std::uint32_t thread) {
   static_assert(Forward || !Lifted, "only a forward transform is lifted");
+  if constexpr (Lifted) {
+    if (!lifts_row(a, row)) {
+      return paired_pass_send<Word, G, Forward, false>(a, row, item, st, mailbox, block_threads, thread);
+    }
+  }
   constexpr int kQuarter = PairedPassState<Word, G>::kQuarter;
   st.active = item < global_pass_items_per_row<Word, G, true>(a.log_n) && !skipped_row(a, row);
   if (!st.active) return;

@@ -212,26 +212,33 @@ FHE_HD std::uint32_t last_first(std::uint32_t index, std::uint32_t count) { retu
 // prime q: [x - D * (x > floor(D / 2))]_q, the one-source centred basis
 // conversion. A forward transform may form its input this way as its first
 // launch loads it (PassArgs::lift): the rescale takes the dropped prime's
-// row, in coefficient form, to every kept prime without writing the kept
-// rows first.
+// row, in coefficient form, to every kept prime, and the ModUp a digit of
+// one prime to every other extended row, without writing those rows first.
 struct CentredLiftRow {
   std::uint64_t modulus_mod_q;  // [D]_q
   std::uint64_t one_shoup;      // floor(2^64 / q): x mod q by one Shoup product
+  std::uint64_t half;           // floor(D / 2)
 };
 
 inline CentredLiftRow make_centred_lift_row(std::uint64_t d, std::uint64_t q) {
-  return {d % q, shoup_companion<std::uint64_t>(1, q)};
+  return {d % q, shoup_companion<std::uint64_t>(1, q), d / 2};
 }
 
-FHE_HD std::uint64_t centred_lift(std::uint64_t x, std::uint64_t half, const CentredLiftRow& c, std::uint64_t q) {
+FHE_HD std::uint64_t centred_lift(std::uint64_t x, const CentredLiftRow& c, std::uint64_t q) {
   const std::uint64_t r = mul_shoup<std::uint64_t>(x, 1, c.one_shoup, q);  // x mod q
-  return x > half ? sub_mod(r, c.modulus_mod_q, q) : r;
+  return x > c.half ? sub_mod(r, c.modulus_mod_q, q) : r;
 }
 
+// The batch blocks from `first_block` on lift their input; earlier blocks
+// read `data` as an unlifted pass does (the ModUp's digits of several
+// primes, converted by their own kernel before the transform).
 struct CentredLift {
-  const std::uint64_t* rows = nullptr;          // one row of N words per batch block; null: no lift
-  const CentredLiftRow* constants = nullptr;    // per row of a batch block
-  std::uint64_t half = 0;                       // floor(D / 2)
+  const std::uint64_t* rows = nullptr;        // one row of N words per lifted block; null: no lift
+  const CentredLiftRow* constants = nullptr;  // per row of a batch block, per lifted block
+  std::uint32_t first_block = 0;
+  // Lifted block b's constants start (b - first_block) * constants_stride
+  // entries in; 0: every lifted block has the same (one D).
+  std::uint32_t constants_stride = 0;
 };
 
 // Arguments of a fused pass (global group/digit or shared region).

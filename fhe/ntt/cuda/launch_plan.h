@@ -313,13 +313,13 @@ inline bool runs_pass_pair(const std::vector<PassLaunch>& launches, std::size_t 
 // global passes of the shape's stage counts, adjacent in stage order, that
 // are the last of those launches, so the caller's kernel runs the region
 // after them (the ModUp before the key product, the ModDown before its
-// finish), unlifted, in a launch of at least one wave of the pair's
-// 4096-word blocks. Elsewhere the region takes the last pass
-// (runs_pass_with_region) and the others pair.
+// finish), in a launch of at least one wave of the pair's 4096-word
+// blocks; the first may lift its input (PassArgs::lift), as a pair's.
+// Elsewhere the region takes the last pass (runs_pass_with_region) and the
+// others pair.
 inline int pass_group_shape(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
-                            bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
-                            bool lifted_first) {
-  if (!forward || launch_count >= launches.size() || i >= launch_count || (i == 0 && lifted_first) ||
+                            bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes) {
+  if (!forward || launch_count >= launches.size() || i >= launch_count ||
       log_n - launches[i].first_stage < static_cast<int>(kPairBlockWordsLog) ||
       !fills_one_wave(pass_pair_shape(log_n, rows, word_bytes), sm_count)) {
     return -1;
@@ -354,8 +354,7 @@ struct LaunchGrouping {
 inline LaunchGrouping launch_group(const std::vector<PassLaunch>& launches, std::size_t i, std::size_t launch_count,
                                    bool forward, int log_n, std::size_t rows, int sm_count, std::size_t word_bytes,
                                    bool lifted_first) {
-  const int shape = pass_group_shape(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes,
-                                     lifted_first);
+  const int shape = pass_group_shape(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes);
   if (shape >= 0) return {LaunchGroup::pass_group, shape};
   if (runs_pass_pair(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes)) {
     return {LaunchGroup::pass_pair};
@@ -369,6 +368,45 @@ inline LaunchGrouping launch_group(const std::vector<PassLaunch>& launches, std:
     return {LaunchGroup::pass_with_region};
   }
   return {LaunchGroup::alone};
+}
+
+// The launches a direction's first `launch_count` passes take, grouped as
+// launch_group groups them.
+inline std::size_t grouped_launch_count(const std::vector<PassLaunch>& launches, std::size_t launch_count,
+                                        bool forward, int log_n, std::size_t rows, int sm_count,
+                                        std::size_t word_bytes, bool lifted_first) {
+  launch_count = std::min(launch_count, launches.size());
+  std::size_t issued = 0;
+  for (std::size_t i = 0; i < launch_count; ++issued) {
+    const LaunchGrouping g =
+        launch_group(launches, i, launch_count, forward, log_n, rows, sm_count, word_bytes, lifted_first);
+    i += g.kind == LaunchGroup::pass_group ? static_cast<std::size_t>(kPassGroupShapes[g.group_shape].count)
+         : g.kind == LaunchGroup::alone    ? 1
+                                           : 2;
+  }
+  return issued;
+}
+
+// Whether a forward's first `launch_count` passes run in the same launches
+// with their first pass lifting its input (PassArgs::lift) as without: the
+// first is a global pass, the lift takes no pass from a pass group or the
+// region's launch, and a lifted pass running alone (its kernels are
+// latency-capped, global_pass_kernel.cu) is not a throughput launch. Where
+// it holds, a caller may lift rows instead of converting them first (the
+// ModUp's one-prime digits) at no cost to the other rows.
+inline bool lift_keeps_launches(const std::vector<PassLaunch>& forward_launches, std::size_t launch_count,
+                                int log_n, std::size_t rows, int sm_count, std::size_t word_bytes) {
+  if (launch_count == 0 || forward_launches.empty() || forward_launches.front().kernel != KernelKind::global_pass) {
+    return false;
+  }
+  const LaunchGrouping first =
+      launch_group(forward_launches, 0, launch_count, true, log_n, rows, sm_count, word_bytes, true);
+  if (first.kind == LaunchGroup::alone &&
+      launch_shape(forward_launches.front(), log_n, rows, sm_count, word_bytes).throughput) {
+    return false;
+  }
+  return grouped_launch_count(forward_launches, launch_count, true, log_n, rows, sm_count, word_bytes, true) ==
+         grouped_launch_count(forward_launches, launch_count, true, log_n, rows, sm_count, word_bytes, false);
 }
 
 // A pass group's arguments (kPassGroupShapes[shape]): `first`, then next()

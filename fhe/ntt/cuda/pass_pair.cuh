@@ -131,15 +131,22 @@ FHE_HD PassPairPlace locate_pass_block(std::uint32_t log_n, std::uint32_t lower_
 // each thread reads and writes its own columns' slots). Forward: the passes
 // in stage order; inverse: in reverse, the lower pass's stage 0 (the
 // transform's last) folding in N^-1. A forward's lifted first pass (Lifted,
-// PassArgs::lift: the rescale) loads the same offsets of its batch block's
-// source row, lifted to the row's prime, by the lifted global pass's own
-// loads. LogN: 0, or kConstantPassLogN where constant_pass_shape holds.
+// PassArgs::lift: the rescale, the ModUp's one-prime digits) loads the same
+// offsets of its batch block's source row, lifted to the row's prime, by
+// the lifted global pass's own loads; its unlifted blocks run as unlifted.
+// LogN: 0, or kConstantPassLogN where constant_pass_shape holds.
 template <typename Word, int S, int G, int Offset, bool Forward, bool FromGlobal, bool ToGlobal, bool Lifted = false,
           std::uint32_t LogN = 0>
 FHE_HD void pass_block_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                              std::uint32_t thread) {
   static_assert(!Lifted || (Forward && FromGlobal), "only a forward's first pass lifts its input");
   static_assert(LogN == 0 || LogN == kConstantPassLogN, "one constant log N");
+  if constexpr (Lifted) {
+    if (!lifts_row(pass, place.row)) {
+      return pass_block_phase<Word, S, G, Offset, Forward, FromGlobal, ToGlobal, false, LogN>(pass, shared, place,
+                                                                                            thread);
+    }
+  }
   using Block = PassBlockColumns<S, G, Offset>;
   constexpr int kColumns = Block::kColumnsPerThread;
   constexpr bool kConstant = LogN != 0;
@@ -226,12 +233,14 @@ FHE_HD constexpr int pass_group_stages(int shape, int passes) {
 template <int Shape>
 inline constexpr int kPassGroupSpan = pass_group_stages(Shape, kPassGroupShapes[Shape].count);
 
-template <typename Word, int Shape, int Phase, std::uint32_t LogN = 0>
+// Lifted: the first phase lifts its input (PassArgs::lift), as a lifted
+// pair's.
+template <typename Word, int Shape, int Phase, std::uint32_t LogN = 0, bool Lifted = false>
 FHE_HD void pass_group_phase(const PassArgs<Word>& pass, Word* shared, const PassPairPlace& place,
                              std::uint32_t thread) {
   constexpr PassGroupShape kShape = kPassGroupShapes[Shape];
   pass_block_phase<Word, kPassGroupSpan<Shape>, kShape.stages[Phase], pass_group_stages(Shape, Phase), true,
-                   Phase == 0, Phase == kShape.count - 1, false, LogN>(pass, shared, place, thread);
+                   Phase == 0, Phase == kShape.count - 1, Lifted && Phase == 0, LogN>(pass, shared, place, thread);
 }
 
 }  // namespace fhe::ntt::gpu

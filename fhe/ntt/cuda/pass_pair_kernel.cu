@@ -1,8 +1,8 @@
 // The pass-pair kernels (pass_pair.cuh): two global passes of G = 2..4
 // stages in one launch, per direction (and lifted forward) and word type,
-// and the forward pass groups of kPassGroupShapes, at the throughput
-// register cap (the plan groups only launches that fill the GPU:
-// runs_pass_pair, pass_group_shape).
+// and the forward pass groups of kPassGroupShapes (lifted or not), at the
+// throughput register cap (the plan groups only launches that fill the
+// GPU: runs_pass_pair, pass_group_shape).
 #include <string>
 #include <utility>
 
@@ -34,20 +34,20 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
 }
 
 // A forward pass group's phases in order, a block barrier between each two.
-template <typename Word, int Shape, std::uint32_t LogN, int... P>
+template <typename Word, int Shape, std::uint32_t LogN, bool Lifted, int... P>
 __device__ void run_group_phases(const PassGroupArgs<Word>& group, Word* shared, const PassPairPlace& place,
                                  std::integer_sequence<int, P...>) {
   (
       [&] {
         if constexpr (P > 0) __syncthreads();
-        pass_group_phase<Word, Shape, P, LogN>(group.pass[P], shared, place, threadIdx.x);
+        pass_group_phase<Word, Shape, P, LogN, Lifted>(group.pass[P], shared, place, threadIdx.x);
       }(),
       ...);
 }
 
 // A forward pass group (pass_group_shape, kPassGroupShapes[Shape]); LogN as
-// the pair's.
-template <typename Word, int Shape, std::uint32_t LogN>
+// the pair's; Lifted: its first pass lifts its input, as the pair's.
+template <typename Word, int Shape, std::uint32_t LogN, bool Lifted>
 __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
     ntt_pass_group(const __grid_constant__ PassGroupArgs<Word> group) {
   allow_next_kernel_launch();
@@ -58,25 +58,31 @@ __global__ void __launch_bounds__(kPairBlockThreads, kThroughputMinBlocksPerSm)
   if (skipped_row(first, row)) return;
   const PassPairPlace place =
       locate_pass_block<kPassGroupSpan<Shape>, LogN>(first.log_n, first.first_stage, row, blockIdx.x);
-  run_group_phases<Word, Shape, LogN>(group, shared, place,
-                                      std::make_integer_sequence<int, kPassGroupShapes[Shape].count>{});
+  run_group_phases<Word, Shape, LogN, Lifted>(group, shared, place,
+                                              std::make_integer_sequence<int, kPassGroupShapes[Shape].count>{});
 }
 
 template <typename Word>
 using PassGroupKernel = void (*)(PassGroupArgs<Word>);
 
-template <typename Word, std::uint32_t LogN, int... Shapes>
+template <typename Word, std::uint32_t LogN, bool Lifted, int... Shapes>
 PassGroupKernel<Word> select_group(int shape, std::integer_sequence<int, Shapes...>) {
   PassGroupKernel<Word> kernel = nullptr;
-  ((kernel = shape == Shapes ? ntt_pass_group<Word, Shapes, LogN> : kernel), ...);
+  ((kernel = shape == Shapes ? ntt_pass_group<Word, Shapes, LogN, Lifted> : kernel), ...);
   if (!kernel) throw InvalidArgument("pass-group kernel of unknown shape " + std::to_string(shape));
   return kernel;
 }
 
-template <typename Word>
+template <typename Word, bool Lifted>
 PassGroupKernel<Word> group_kernel(int shape, bool constant) {
   constexpr auto shapes = std::make_integer_sequence<int, kPassGroupShapeCount>{};
-  return constant ? select_group<Word, kConstantPassLogN>(shape, shapes) : select_group<Word, 0>(shape, shapes);
+  return constant ? select_group<Word, kConstantPassLogN, Lifted>(shape, shapes)
+                  : select_group<Word, 0, Lifted>(shape, shapes);
+}
+
+template <typename Word>
+PassGroupKernel<Word> group_kernel(int shape, bool constant, bool lifted) {
+  return lifted ? group_kernel<Word, true>(shape, constant) : group_kernel<Word, false>(shape, constant);
 }
 
 template <typename Word>
@@ -133,8 +139,9 @@ template <typename Word>
 cudaError_t launch_pass_group(const PassGroupArgs<Word>& group, int shape, const LaunchShape& launch_shape,
                               cudaStream_t stream) {
   const bool constant = constant_pass_shape(group.pass[0].log_n, group.pass[0].first_stage);
-  return launch_overlapped(group_kernel<Word>(shape, constant), grid_of(launch_shape), dim3(launch_shape.block, 1, 1),
-                           launch_shape.dynamic_shared_bytes, stream, group);
+  const bool lifted = group.pass[0].lift.rows != nullptr;
+  return launch_overlapped(group_kernel<Word>(shape, constant, lifted), grid_of(launch_shape),
+                           dim3(launch_shape.block, 1, 1), launch_shape.dynamic_shared_bytes, stream, group);
 }
 
 template cudaError_t launch_pass_pair(const PassArgs<std::uint64_t>&, const PassArgs<std::uint64_t>&, bool,

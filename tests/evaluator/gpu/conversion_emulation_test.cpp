@@ -230,8 +230,47 @@ TEST(ConversionEmulation, TheRescaleLiftIsTheOneSourceConversion) {
     for (std::size_t t = 0; t < targets.size(); ++t) {
       const ntt::gpu::CentredLiftRow row = ntt::gpu::make_centred_lift_row(d, targets[t]);
       for (std::size_t k = 0; k < n; ++k) {
-        ASSERT_EQ(ntt::gpu::centred_lift(source[k], d / 2, row, targets[t]), expected[t * n + k])
+        ASSERT_EQ(ntt::gpu::centred_lift(source[k], row, targets[t]), expected[t * n + k])
             << source_bits << "-bit D, target " << t << ", coefficient " << k;
+      }
+    }
+  }
+}
+
+// The ModUp's lifted digits (cuda::mod_up_lift, what the evaluator uploads
+// as LevelConstants::mod_up_lift): at the default preset's levels, the
+// last digits of one active prime (the base prime's; at level 33 both,
+// while level 31's first digit of one prime stays converted: it is not
+// among the last), and for each of them the constants of every extended
+// row turn the digit's row into its CPU conversion's words there.
+TEST(ConversionEmulation, TheModUpsOnePrimeDigitsLiftToTheirConversion) {
+  const Preset& preset = preset_by_name("slots32768-scale40-levels34-int64");
+  const std::pair<int, int> levels[] = {{0, 1}, {17, 1}, {31, 1}, {33, 2}, {34, 1}};
+  for (const auto& [level, lifted] : levels) {
+    const KeySwitchSchedule schedule = make_key_switch_schedule(preset, level);
+    const cuda::ModUpLift lift = cuda::mod_up_lift(schedule);
+    ASSERT_EQ(lift.digits, lifted) << "level " << level;
+    const std::size_t ext_rows = schedule.extended_rows.count;
+    ASSERT_EQ(lift.rows.size(), static_cast<std::size_t>(lifted) * ext_rows);
+    for (int l = 0; l < lifted; ++l) {
+      const KeySwitchDigit& digit = schedule.digits[schedule.digits.size() - lifted + l];
+      ASSERT_EQ(digit.q_rows.count, 1u);
+      const BasisConversion& c = digit.mod_up;
+      const u64 d = c.source_moduli[0].value;
+      const std::size_t n = 64;
+      std::mt19937_64 rng(level + l);
+      std::vector<u64> source(n);
+      const u64 edges[] = {0, d / 2, d / 2 + 1, d - 1};
+      for (std::size_t k = 0; k < n; ++k) source[k] = k < 4 ? edges[k] : rng() % d;
+      std::vector<u64> expected(ext_rows * n), scratch(n);
+      c.convert(source.data(), expected.data(), scratch.data(), n);
+      for (std::size_t t = 0; t < c.target_count(); ++t) {
+        const std::size_t row = c.target_offsets[t];
+        const ntt::gpu::CentredLiftRow& constants = lift.rows[l * ext_rows + row];
+        for (std::size_t k = 0; k < n; ++k) {
+          ASSERT_EQ(ntt::gpu::centred_lift(source[k], constants, c.target_moduli[t].value), expected[row * n + k])
+              << "level " << level << ", lifted digit " << l << ", extended row " << row << ", coefficient " << k;
+        }
       }
     }
   }

@@ -4,7 +4,7 @@
 // the fallback does not run), on radix4 (its four 2-stage passes as one
 // group) and on group4 (the same group on the compact layout's twiddles):
 // GPU words equal CPU words for the suite's primitives, rotate_many at
-// levels 0 and 17.
+// levels 0 and 17, a rotation at level 33 (every digit lifted).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -62,6 +62,12 @@ TEST_P(CudaEvaluatorDefaultPreset, SameWordsAsCpu) {
   for (std::size_t i = 0; i < three.size(); ++i) {
     EXPECT_TRUE(testing::same_words(gpu.download(many[i]), expected_low[i])) << "level 17, step " << three[i];
   }
+  // Level 33: two digits of one prime each, both lifted by the forward's
+  // first pass (no conversion launch).
+  const Ciphertext last = cpu.drop_level(cx, 33);
+  gpu.drop_level(dx, 33, t);
+  gpu.rotate(t, 2, out);
+  EXPECT_TRUE(testing::same_words(gpu.download(out), cpu.rotate(last, 2))) << "level 33";
 }
 
 // "" is the engine's default CUDA backend, the stable fallback (group8).

@@ -160,10 +160,11 @@ class KernelEmulator {
   // schedule must end in). With `pass_left` (leave_pass), also the pass
   // before the region where a plan with no L2 would leave it
   // (leaves_pass_to_region_kernel): its arguments go there, and nullopt
-  // otherwise.
+  // otherwise. With `lift`, the first pass lifts its input (PassArgs::lift).
   ntt::gpu::PassArgs<Word> forward_before_region(std::vector<std::uint64_t>& data, ntt::RowRange rows,
                                                  std::size_t batch, const std::uint32_t* skip_starts = nullptr,
-                                                 std::optional<ntt::gpu::PassArgs<Word>>* pass_left = nullptr) {
+                                                 std::optional<ntt::gpu::PassArgs<Word>>* pass_left = nullptr,
+                                                 const ntt::gpu::CentredLift* lift = nullptr) {
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
     if (launches.back().kernel != ntt::gpu::KernelKind::shared_region) {
       throw std::logic_error("the schedule does not end in the shared region");
@@ -173,12 +174,12 @@ class KernelEmulator {
       pass_left->reset();
       // No L2 here: every launch the plan would fuse leaves the pass.
       if (ntt::gpu::leaves_pass_to_region_kernel(launches, log_n_, rows.count * batch, sm_count_, sizeof(Word),
-                                                 false, 0)) {
+                                                 lift != nullptr, 0)) {
         --earlier;
         *pass_left = pass_args(launches[earlier], data, rows, batch, true, skip_starts);
       }
     }
-    run(data, rows, true, batch, earlier, skip_starts);
+    run(data, rows, true, batch, earlier, skip_starts, nullptr, lift);
     return pass_args(launches.back(), data, rows, batch, true, skip_starts);
   }
 
@@ -412,7 +413,11 @@ class KernelEmulator {
           grouped_pass_blocks<ntt::gpu::kPassGroupSpan<Shape>>(
               passes.pass[0], ntt::gpu::pass_pair_shape(log_n_, data_rows, sizeof(Word)), passes.pass[0].first_stage,
               [&](const auto& place, Word* shared, std::uint32_t t) {
-                ntt::gpu::pass_group_phase<Word, Shape, P, LogN>(passes.pass[P], shared, place, t);
+                if (passes.pass[0].lift.rows) {
+                  ntt::gpu::pass_group_phase<Word, Shape, P, LogN, true>(passes.pass[P], shared, place, t);
+                } else {
+                  ntt::gpu::pass_group_phase<Word, Shape, P, LogN>(passes.pass[P], shared, place, t);
+                }
               }...);
         }(std::make_integer_sequence<int, ntt::gpu::kPassGroupShapes[Shape].count>{});
       });

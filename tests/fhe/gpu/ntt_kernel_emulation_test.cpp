@@ -191,16 +191,21 @@ TEST(NttKernelEmulation, InverseOutOfPlaceMatchesInPlace) {
 }
 
 // A forward transform whose first pass lifts its input (PassArgs::lift, the
-// rescale's conversion of the dropped row): the oracle's transform of the
-// centred lifts, computed here in signed arithmetic, whatever `data` held.
-// D above some targets and below others, the centred values' edges, 40- and
-// 60-bit rows side by side (double-precision and integer butterflies) and
-// 32-bit words, split kernels and not, a batch of two source rows; on one
-// SM the lifted first pass pairs with the next (logN 12 and 16).
+// rescale's conversion of the dropped row, the ModUp's one-prime digits):
+// the oracle's transform of the centred lifts, computed here in signed
+// arithmetic, whatever `data` held. D above some targets and below others,
+// the centred values' edges, 40- and 60-bit rows side by side
+// (double-precision and integer butterflies) and 32-bit words, split
+// kernels and not, a batch of two blocks lifted three ways: both from one D
+// (the rescale's), each from its own D (a ModUp's last digits of one prime
+// each), and only the second, the first block transforming its `data` (a
+// ModUp's converted digits before its lifted one); on one SM the lifted
+// first pass pairs with the next (logN 12 and 16).
 TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
   using fhe::testing::ntt_moduli;
-  int checked = 0;
-  std::size_t paired = 0;
+  enum class Lift { one_d, a_d_a_block, second_block_only };
+  int checked = 0, checked_before_region = 0;
+  std::size_t paired = 0, grouped = 0;
   for (int log_n : {10, 12, 16}) {
     const std::size_t n = std::size_t{1} << log_n;
     for (const auto& backend : fhe::ntt::all_backends()) {
@@ -208,62 +213,113 @@ TEST(NttKernelEmulation, LiftedForwardMatchesTheTransformOfTheLifts) {
       for (const bool wide : {true, false}) {
         std::vector<std::uint64_t> moduli = wide ? ntt_moduli(log_n, 2, 40) : ntt_moduli(log_n, 3, 28);
         if (wide) moduli.push_back(ntt_moduli(log_n, 1, 60)[0]);
-        const std::uint64_t d = ntt_moduli(log_n, 1, wide ? 50 : 30)[0];
+        // Block 1's own D (a ModUp's base prime) lies above every target.
+        const std::uint64_t ds[] = {ntt_moduli(log_n, 1, wide ? 50 : 30)[0], ntt_moduli(log_n, 2, wide ? 60 : 31)[1]};
         const auto word = wide ? fhe::WordType::int64 : fhe::WordType::int32;
         auto oracle = fhe::ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
         const RowRange rows{0, 3};
         const std::size_t batch = 2;
-        std::mt19937_64 rng(90 + log_n);
-        std::vector<std::uint64_t> source(batch * n);
-        const std::uint64_t edges[] = {0, d / 2, d / 2 + 1, d - 1};
-        for (std::size_t k = 0; k < source.size(); ++k) source[k] = k % n < 4 ? edges[k % n] : rng() % d;
-
-        std::vector<fhe::ntt::gpu::CentredLiftRow> constants;
-        for (const std::uint64_t q : moduli) constants.push_back(fhe::ntt::gpu::make_centred_lift_row(d, q));
-        const fhe::ntt::gpu::CentredLift lift{source.data(), constants.data(), d / 2};
-        std::vector<std::uint64_t> expected(batch * rows.count * n);
-        for (std::size_t b = 0; b < batch; ++b) {
-          for (std::size_t r = 0; r < rows.count; ++r) {
-            const auto q = static_cast<__int128>(moduli[r]);
-            for (std::size_t k = 0; k < n; ++k) {
-              const __int128 x = source[b * n + k];
-              const __int128 centred = x > static_cast<__int128>(d / 2) ? x - static_cast<__int128>(d) : x;
-              expected[(b * rows.count + r) * n + k] = static_cast<std::uint64_t>(((centred % q) + q) % q);
+        for (const Lift mode : {Lift::one_d, Lift::a_d_a_block, Lift::second_block_only}) {
+          const std::uint32_t first_block = mode == Lift::second_block_only ? 1 : 0;
+          const std::size_t lifted_blocks = batch - first_block;
+          std::uint64_t block_d[batch];
+          for (std::size_t b = 0; b < batch; ++b) block_d[b] = mode == Lift::one_d ? ds[0] : ds[b];
+          std::mt19937_64 rng(90 + log_n);
+          std::vector<std::uint64_t> source(lifted_blocks * n);
+          for (std::size_t k = 0; k < source.size(); ++k) {
+            const std::uint64_t d = block_d[first_block + k / n];
+            const std::uint64_t edges[] = {0, d / 2, d / 2 + 1, d - 1};
+            source[k] = k % n < 4 ? edges[k % n] : rng() % d;
+          }
+          std::vector<fhe::ntt::gpu::CentredLiftRow> constants;
+          for (std::size_t b = first_block; b < (mode == Lift::one_d ? 1 : batch); ++b) {
+            for (const std::uint64_t q : moduli) constants.push_back(fhe::ntt::gpu::make_centred_lift_row(block_d[b], q));
+          }
+          const fhe::ntt::gpu::CentredLift lift{source.data(), constants.data(), first_block,
+                                                mode == Lift::one_d ? 0u : static_cast<std::uint32_t>(rows.count)};
+          // An unlifted block transforms its data: words below each prime.
+          const std::vector<std::uint64_t> unlifted = fhe::ntt::random_rows(*oracle, rows, 70 + log_n);
+          std::vector<std::uint64_t> expected(batch * rows.count * n);
+          for (std::size_t b = 0; b < batch; ++b) {
+            for (std::size_t r = 0; r < rows.count; ++r) {
+              const auto q = static_cast<__int128>(moduli[r]);
+              const auto d = static_cast<__int128>(block_d[b]);
+              for (std::size_t k = 0; k < n; ++k) {
+                std::uint64_t& word = expected[(b * rows.count + r) * n + k];
+                if (b < first_block) {
+                  word = unlifted[r * n + k];
+                  continue;
+                }
+                const __int128 x = source[(b - first_block) * n + k];
+                const __int128 centred = x > d / 2 ? x - d : x;
+                word = static_cast<std::uint64_t>(((centred % q) + q) % q);
+              }
             }
           }
-          oracle->forward(expected.data() + b * rows.count * n, rows);
-        }
-        for (const int sm_count : {132, 1}) {
-          std::mt19937_64 garbage(6);
-          std::vector<std::uint64_t> actual(expected.size());
-          for (auto& w : actual) w = garbage();
-          if (wide) {
-            fhe::testing::KernelEmulator<std::uint64_t> emulator(backend, log_n, moduli, sm_count);
-            emulator.run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
-            paired += emulator.paired_launches();
-          } else {
-            fhe::testing::KernelEmulator<std::uint32_t> emulator(backend, log_n, moduli, sm_count);
-            emulator.run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
-            paired += emulator.paired_launches();
+          std::vector<std::uint64_t> input = expected;  // the unlifted block's data
+          for (std::size_t b = 0; b < batch; ++b) oracle->forward(expected.data() + b * rows.count * n, rows);
+          for (const int sm_count : {132, 1}) {
+            std::mt19937_64 garbage(6);
+            std::vector<std::uint64_t> actual = input;
+            for (std::size_t k = first_block * rows.count * n; k < actual.size(); ++k) actual[k] = garbage();
+            if (wide) {
+              fhe::testing::KernelEmulator<std::uint64_t> emulator(backend, log_n, moduli, sm_count);
+              emulator.run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+              paired += emulator.paired_launches();
+            } else {
+              fhe::testing::KernelEmulator<std::uint32_t> emulator(backend, log_n, moduli, sm_count);
+              emulator.run(actual, rows, true, batch, SIZE_MAX, nullptr, nullptr, &lift);
+              paired += emulator.paired_launches();
+            }
+            EXPECT_TRUE(actual == expected) << backend.name << ", logN " << log_n << ", wide " << wide << ", sm "
+                                            << sm_count << ", lift mode " << static_cast<int>(mode);
+            ++checked;
           }
-          EXPECT_TRUE(actual == expected) << backend.name << ", logN " << log_n << ", wide " << wide << ", sm "
-                                          << sm_count;
-          ++checked;
+          // The passes before a caller's region (the ModUp's key product),
+          // on one SM: at logN 16 group8's three passes and group4's and
+          // radix4's four lift in one pass-group launch.
+          if (log_n == 16) {
+            std::vector<std::uint64_t> actual = input;
+            for (std::size_t k = first_block * rows.count * n; k < actual.size(); ++k) actual[k] = 1;
+            if (wide) {
+              fhe::testing::KernelEmulator<std::uint64_t> emulator(backend, log_n, moduli, 1);
+              const auto region = emulator.forward_before_region(actual, rows, batch, nullptr, nullptr, &lift);
+              emulator.forward_region_then(region, fhe::ntt::gpu::copy_tiles<std::uint64_t, true>);
+              for (int shape = 0; shape < fhe::ntt::gpu::kPassGroupShapeCount; ++shape) {
+                grouped += emulator.grouped_launches(shape);
+              }
+            } else {
+              fhe::testing::KernelEmulator<std::uint32_t> emulator(backend, log_n, moduli, 1);
+              const auto region = emulator.forward_before_region(actual, rows, batch, nullptr, nullptr, &lift);
+              emulator.forward_region_then(region, fhe::ntt::gpu::copy_tiles<std::uint32_t, true>);
+              for (int shape = 0; shape < fhe::ntt::gpu::kPassGroupShapeCount; ++shape) {
+                grouped += emulator.grouped_launches(shape);
+              }
+            }
+            EXPECT_TRUE(actual == expected) << backend.name << ", wide " << wide << ", before the region, lift mode "
+                                            << static_cast<int>(mode);
+            ++checked_before_region;
+          }
         }
       }
     }
   }
   // As for the out-of-place inverse: every backend whose forward starts
-  // with a global pass, 4 at logN 10, 6 at logN 12 and 5 at logN 16.
-  EXPECT_EQ(checked, (4 + 6 + 5) * 2 * 2);
+  // with a global pass, 4 at logN 10, 6 at logN 12 and 5 at logN 16; three
+  // lifts each.
+  EXPECT_EQ(checked, (4 + 6 + 5) * 2 * 2 * 3);
   // On one SM the lifted first pass pairs with the next, 64- and 32-bit: at
   // logN 16 for each of the five (the 8 stages before the region: group4's
   // and radix4's G = 2 pair, then a pass alone and one with the region;
   // group8's G = 3 pair, then one with the region; group16's and radix16's
   // G = 4 pair), at logN 12 radix8's (G = 3 twice before its 6-stage
   // region; the others' region takes the second of two 2-stage passes or
-  // they have one pass).
-  EXPECT_EQ(paired, (5u + 1u) * 2u);
+  // they have one pass); three lifts each.
+  EXPECT_EQ(paired, (5u + 1u) * 2u * 3u);
+  // Before the region at logN 16: five backends, 64- and 32-bit, three
+  // lifts; three of them (group8, group4, radix4) in a pass group.
+  EXPECT_EQ(checked_before_region, 5 * 2 * 3);
+  EXPECT_EQ(grouped, 3u * 2u * 3u);
 }
 
 // The pass-pair kernel word for word (one SM: a wave from 3 blocks) at
@@ -612,11 +668,11 @@ TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
   EXPECT_EQ(group(group8, 0, 4, true, 39), LaunchGroup::pass_pair);
   EXPECT_EQ(group(group8, 2, 4, true, 39), LaunchGroup::pass_with_region);
   // Before a caller's region (the ModUp's key product, the ModDown's
-  // finish) group8's three passes share one launch from one wave, unlifted.
+  // finish) group8's three passes share one launch from one wave, lifted or not.
   EXPECT_EQ(group(group8, 0, 3, true, 355), LaunchGroup::pass_group);
   EXPECT_EQ(group(group8, 0, 3, true, 25), LaunchGroup::pass_group);
   EXPECT_EQ(group(group8, 0, 3, true, 24), LaunchGroup::alone);
-  EXPECT_EQ(group(group8, 0, 3, true, 68, true), LaunchGroup::pass_pair);  // the rescale's, lifted
+  EXPECT_EQ(group(group8, 0, 3, true, 68, true), LaunchGroup::pass_group);  // the rescale's, lifted
   EXPECT_EQ(group(group8, 1, 3, true, 355), LaunchGroup::alone);  // 3 + 2 stages do not pair
   EXPECT_EQ(group(group8, 0, 2, true, 355), LaunchGroup::pass_pair);  // a finish that takes the third
   const auto group8_inverse = launches_of("radix2_compact_group8_smem8", 16, false);  // region, 2, 3, 3
@@ -641,6 +697,36 @@ TEST(NttLaunchShape, TwoPassesShareALaunchFromOneWave) {
   EXPECT_EQ(shape.grid_x * shape.grid_y, 400u);
   EXPECT_EQ(shape.block, 256u);
   EXPECT_EQ(shape.dynamic_shared_bytes, (4096u + 256u) * 8u);
+}
+
+// The ModUp lifts its digits of one prime in the first pass where that
+// takes no launch of its own (lift_keeps_launches): at logN 16 group16's
+// and radix16's pair lifts before the key product's region at levels 0 and
+// 17 (390 and 132 rows), and so do group8's three passes and group4's and
+// radix4's four in their pass group; at level 33 (12 rows, every pass
+// alone at the latency cap) every compact backend lifts; a lone lifted
+// first pass where the unlifted one is a throughput launch (24 rows) would
+// run at the latency cap; radix2_indexed cannot lift.
+TEST(NttLaunchShape, LiftsWhereTheLaunchesStayTheSame) {
+  const auto keeps = [](const char* name, std::size_t rows, bool before_region) {
+    const auto& backend = fhe::ntt::backend_info(name);
+    const auto launches = fhe::ntt::gpu::make_pass_launches(backend, fhe::ntt::make_schedule(backend, 16), true);
+    return fhe::ntt::gpu::lift_keeps_launches(launches, launches.size() - (before_region ? 1 : 0), 16, rows, 132, 8);
+  };
+  for (const char* name : {"radix2_compact_group16_smem8", "radix16_compact"}) {
+    EXPECT_TRUE(keeps(name, 390, true)) << name;
+    EXPECT_TRUE(keeps(name, 132, true)) << name;
+    EXPECT_TRUE(keeps(name, 12, false)) << name;
+    EXPECT_FALSE(keeps(name, 24, false)) << name;
+  }
+  for (const char* name : {"radix2_compact_group8_smem8", "radix2_compact_group4_smem8", "radix4_compact"}) {
+    EXPECT_TRUE(keeps(name, 390, true)) << name;  // the pass group lifts
+    EXPECT_TRUE(keeps(name, 132, true)) << name;
+    EXPECT_TRUE(keeps(name, 390, false)) << name;  // a whole forward: the pairs lift
+  }
+  EXPECT_TRUE(keeps("radix2_compact_group8_smem8", 12, false));
+  EXPECT_FALSE(keeps("radix2_indexed", 390, false));
+  EXPECT_FALSE(keeps("radix2_indexed", 12, false));
 }
 
 // The ModDown and rescale finish takes the pass before the region too only
