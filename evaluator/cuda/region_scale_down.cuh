@@ -48,50 +48,90 @@ FHE_HD ItemRow item_row(const ntt::gpu::PassArgs<Word>& a, std::uint32_t data_ro
 // pair at a time made every pair a round trip to DRAM of its own.
 inline constexpr int kFinishBatch = 4;
 
+// What the finish needs of a kept row of an item: its arrays from the
+// row's first word on and its constants.
+struct FinishRow {
+  const std::uint64_t* x;
+  const std::uint64_t* addend;  // null: none
+  std::uint64_t* out;
+  std::uint64_t q, w, w_shoup;  // w = [D^-1]_q
+};
+
 template <typename Word>
-FHE_HD void scale_down_tiles(const RegionScaleDownArgs<Word>& f, Word* shared, std::uint32_t block_index,
-                             std::uint32_t tiles_per_block, std::uint32_t thread) {
+FHE_HD FinishRow finish_row(const RegionScaleDownArgs<Word>& f, std::uint32_t data_row) {
+  const auto [item, r] = item_row(f.region, data_row);
+  const ScaleDownItem& it = f.items[item];
+  const std::size_t first = static_cast<std::size_t>(r) << f.region.log_n;
+  return {it.x + first,
+          it.addend ? it.addend + first : nullptr,
+          it.out + first,
+          f.region.constants[f.region.first_row + r].q,
+          f.scale_down.inverse_mod_kept[r],
+          f.scale_down.inverse_mod_kept_shoup[r]};
+}
+
+// Whether each block's tiles lie in one row (blocks start at a multiple of
+// their tile count, shared_region.cuh's block_first_tile): then a thread
+// reads its row's pointers and constants once, before any of its stores.
+// Read per pair instead, they were read again after every store (the
+// compiler cannot tell `out` from them): on the H100 a fifth of the
+// finish's instructions and its most waited-on loads (docs/performance.md,
+// session 63).
+template <typename Word>
+FHE_HD bool finish_blocks_in_one_row(const RegionScaleDownArgs<Word>& f, std::uint32_t tiles_per_block) {
+  return tiles_per_block <= (1u << (f.region.log_n - ntt::gpu::kTileBits));
+}
+
+template <typename Word, bool OneRow>
+FHE_HD void scale_down_tiles_of(const RegionScaleDownArgs<Word>& f, Word* shared, std::uint32_t block_index,
+                                std::uint32_t tiles_per_block, std::uint32_t thread) {
   using u64 = std::uint64_t;
   const ntt::gpu::PassArgs<Word>& a = f.region;
   const std::size_t position_mask = (std::size_t{1} << a.log_n) - 1;
-  // The item of the word at `offset`, its kept row and its index in the item's rows.
-  struct Place {
-    std::uint32_t item, row;
-    std::size_t i;
-  };
-  const auto place = [&](std::size_t offset) {
-    const auto [item, r] = item_row(a, static_cast<std::uint32_t>(offset >> a.log_n));
-    return Place{item, r, (static_cast<std::size_t>(r) << a.log_n) + (offset & position_mask)};
-  };
+  const auto row_of = [&](std::size_t offset) { return static_cast<std::uint32_t>(offset >> a.log_n); };
+  FinishRow block_row{};
+  if constexpr (OneRow) {
+    const std::uint32_t first_tile = ntt::gpu::block_first_tile(a, block_index, tiles_per_block);
+    if (first_tile >= (a.row_count << (a.log_n - ntt::gpu::kTileBits))) return;  // no tile of the block is valid
+    block_row = finish_row(f, row_of(std::size_t{first_tile} << ntt::gpu::kTileBits));
+  }
   const auto batch = [&]<int First>() {
     u64 x[kFinishBatch][2], z[kFinishBatch][2];
-    Place at[kFinishBatch];
+    std::uint32_t data_row[kFinishBatch];  // !OneRow: each pair's
     ntt::gpu::for_each_tile_pair<Word, First, kFinishBatch>(
         a, shared, block_index, tiles_per_block, thread, [&](int p, std::size_t offset, Word&, Word&) {
-          at[p - First] = place(offset);
-          const Place& o = at[p - First];
-          ntt::gpu::load_two(f.items[o.item].x + o.i, x[p - First][0], x[p - First][1]);
-          if (f.items[o.item].addend) ntt::gpu::load_two(f.items[o.item].addend + o.i, z[p - First][0], z[p - First][1]);
+          if constexpr (!OneRow) data_row[p - First] = row_of(offset);
+          const FinishRow row = OneRow ? block_row : finish_row(f, data_row[p - First]);
+          const std::size_t k = offset & position_mask;
+          ntt::gpu::load_two(row.x + k, x[p - First][0], x[p - First][1]);
+          if (row.addend) ntt::gpu::load_two(row.addend + k, z[p - First][0], z[p - First][1]);
         });
     ntt::gpu::for_each_tile_pair<Word, First, kFinishBatch>(
-        a, shared, block_index, tiles_per_block, thread, [&](int p, std::size_t, Word& first, Word& second) {
-          const Place& o = at[p - First];
-          const ScaleDownItem& it = f.items[o.item];
-          const u64 q = a.constants[a.first_row + o.row].q;
-          const u64 w = f.scale_down.inverse_mod_kept[o.row], w_shoup = f.scale_down.inverse_mod_kept_shoup[o.row];
-          u64 y0 = mul_shoup<u64>(sub_mod<u64>(x[p - First][0], first, q), w, w_shoup, q);
-          u64 y1 = mul_shoup<u64>(sub_mod<u64>(x[p - First][1], second, q), w, w_shoup, q);
-          if (it.addend) {
-            y0 = add_mod<u64>(y0, z[p - First][0], q);
-            y1 = add_mod<u64>(y1, z[p - First][1], q);
+        a, shared, block_index, tiles_per_block, thread, [&](int p, std::size_t offset, Word& first, Word& second) {
+          const FinishRow row = OneRow ? block_row : finish_row(f, data_row[p - First]);
+          u64 y0 = mul_shoup<u64>(sub_mod<u64>(x[p - First][0], first, row.q), row.w, row.w_shoup, row.q);
+          u64 y1 = mul_shoup<u64>(sub_mod<u64>(x[p - First][1], second, row.q), row.w, row.w_shoup, row.q);
+          if (row.addend) {
+            y0 = add_mod<u64>(y0, z[p - First][0], row.q);
+            y1 = add_mod<u64>(y1, z[p - First][1], row.q);
           }
-          ntt::gpu::store_two(it.out + o.i, y0, y1);
+          ntt::gpu::store_two(row.out + (offset & position_mask), y0, y1);
         });
   };
   static_assert(ntt::gpu::kWordsPerThread / 2 % kFinishBatch == 0);
   [&]<int... B>(std::integer_sequence<int, B...>) {
     (batch.template operator()<B * kFinishBatch>(), ...);
   }(std::make_integer_sequence<int, ntt::gpu::kWordsPerThread / 2 / kFinishBatch>{});
+}
+
+template <typename Word>
+FHE_HD void scale_down_tiles(const RegionScaleDownArgs<Word>& f, Word* shared, std::uint32_t block_index,
+                             std::uint32_t tiles_per_block, std::uint32_t thread) {
+  if (finish_blocks_in_one_row(f, tiles_per_block)) {
+    scale_down_tiles_of<Word, true>(f, shared, block_index, tiles_per_block, thread);
+  } else {
+    scale_down_tiles_of<Word, false>(f, shared, block_index, tiles_per_block, thread);
+  }
 }
 
 }  // namespace fhe::cuda

@@ -7,7 +7,9 @@
 // first two phases; the finish is the third). Covers the 8- and 6-stage
 // regions, consecutive and general twiddle addressing, 64- and 32-bit
 // words, one to eight items, with and without addends, and the block
-// layouts of a large and a one-SM device. Runs without a GPU.
+// layouts of a large and a one-SM device, so the finish runs both with a
+// block's row read once (blocks within one row) and per pair (blocks over
+// several rows of a small N). Runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -25,6 +27,11 @@ namespace {
 
 using u64 = std::uint64_t;
 
+// How many blocks' finishes ran each path (scale_down_tiles).
+struct FinishPaths {
+  std::size_t one_row = 0, several_rows = 0;
+};
+
 struct Case {
   const char* backend;
   int log_n;
@@ -37,7 +44,7 @@ struct Case {
 
 // Returns whether the plan left the pass before the region to the kernel.
 template <typename Word>
-bool check(const Case& c) {
+bool check(const Case& c, FinishPaths& paths) {
   SCOPED_TRACE(::testing::Message() << c.backend << " logN " << c.log_n << ", " << c.bits << "-bit, " << c.items
                                     << " items, addend " << c.addend << ", sm " << c.sm_count);
   const ntt::BackendInfo& backend = ntt::backend_info(c.backend);
@@ -87,7 +94,10 @@ bool check(const Case& c) {
   emulator.forward_region_then(
       region,
       [&](const ntt::gpu::PassArgs<Word>&, Word* shared, std::uint32_t block, std::uint32_t tiles_per_block,
-          std::uint32_t thread) { cuda::scale_down_tiles<Word>(f, shared, block, tiles_per_block, thread); },
+          std::uint32_t thread) {
+        if (thread == 0) ++(cuda::finish_blocks_in_one_row(f, tiles_per_block) ? paths.one_row : paths.several_rows);
+        cuda::scale_down_tiles<Word>(f, shared, block, tiles_per_block, thread);
+      },
       pass);
 
   std::size_t mismatches = 0;
@@ -112,18 +122,21 @@ TEST(RegionScaleDownEmulation, MatchesForwardTransformThenFinish) {
   // launch fills a wave of pass-region blocks on one SM, the pass before
   // the region runs in the kernel too: 4, 3 and 2 stages, the last with the
   // general addressing.
+  FinishPaths paths;
   int fused = 0;
-  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 2, true, 132});
-  fused += check<u64>({"radix16_compact", 12, 61, 3, 8, false, 132});
-  fused += check<u64>({"radix8_compact", 12, 60, 4, 3, false, 1});
-  fused += check<std::uint32_t>({"radix2_compact_group8_smem8", 11, 28, 4, 3, true, 1});
-  fused += check<std::uint32_t>({"radix4_compact", 10, 28, 3, 2, true, 132});
-  fused += check<u64>({"radix2_compact_group4_smem8", 9, 60, 2, 2, false, 1});
-  fused += check<u64>({"radix2_compact_group8_smem8", 8, 60, 3, 1, true, 132});
+  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 2, true, 132}, paths);
+  fused += check<u64>({"radix16_compact", 12, 61, 3, 8, false, 132}, paths);
+  fused += check<u64>({"radix8_compact", 12, 60, 4, 3, false, 1}, paths);
+  fused += check<std::uint32_t>({"radix2_compact_group8_smem8", 11, 28, 4, 3, true, 1}, paths);
+  fused += check<std::uint32_t>({"radix4_compact", 10, 28, 3, 2, true, 132}, paths);
+  fused += check<u64>({"radix2_compact_group4_smem8", 9, 60, 2, 2, false, 1}, paths);
+  fused += check<u64>({"radix2_compact_group8_smem8", 8, 60, 3, 1, true, 132}, paths);
   EXPECT_EQ(fused, 1);  // group8 at logN 11 on one SM
-  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 2, true, 1});
-  fused += check<u64>({"radix4_compact", 12, 40, 5, 2, false, 1});
+  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 2, true, 1}, paths);
+  fused += check<u64>({"radix4_compact", 12, 40, 5, 2, false, 1}, paths);
   EXPECT_EQ(fused, 3);
+  EXPECT_GT(paths.one_row, 0u);
+  EXPECT_GT(paths.several_rows, 0u);  // logN 8: one tile a row
 }
 
 }  // namespace
