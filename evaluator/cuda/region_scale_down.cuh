@@ -82,6 +82,19 @@ FHE_HD bool finish_blocks_in_one_row(const RegionScaleDownArgs<Word>& f, std::ui
   return tiles_per_block <= (1u << (f.region.log_n - ntt::gpu::kTileBits));
 }
 
+// Pair i's row in a batch: the block's, or the one data_row[i] names
+// (only read where !OneRow: a plain ?: names the array in both
+// instantiations, and nvcc warns of its use before it is set).
+template <bool OneRow, typename Word>
+FHE_HD FinishRow pair_row(const RegionScaleDownArgs<Word>& f, const FinishRow& block_row,
+                          const std::uint32_t* data_row, int i) {
+  if constexpr (OneRow) {
+    return block_row;
+  } else {
+    return finish_row(f, data_row[i]);
+  }
+}
+
 template <typename Word, bool OneRow>
 FHE_HD void scale_down_tiles_of(const RegionScaleDownArgs<Word>& f, Word* shared, std::uint32_t block_index,
                                 std::uint32_t tiles_per_block, std::uint32_t thread) {
@@ -101,14 +114,14 @@ FHE_HD void scale_down_tiles_of(const RegionScaleDownArgs<Word>& f, Word* shared
     ntt::gpu::for_each_tile_pair<Word, First, kFinishBatch>(
         a, shared, block_index, tiles_per_block, thread, [&](int p, std::size_t offset, Word&, Word&) {
           if constexpr (!OneRow) data_row[p - First] = row_of(offset);
-          const FinishRow row = OneRow ? block_row : finish_row(f, data_row[p - First]);
+          const FinishRow row = pair_row<OneRow>(f, block_row, data_row, p - First);
           const std::size_t k = offset & position_mask;
           ntt::gpu::load_two(row.x + k, x[p - First][0], x[p - First][1]);
           if (row.addend) ntt::gpu::load_two(row.addend + k, z[p - First][0], z[p - First][1]);
         });
     ntt::gpu::for_each_tile_pair<Word, First, kFinishBatch>(
         a, shared, block_index, tiles_per_block, thread, [&](int p, std::size_t offset, Word& first, Word& second) {
-          const FinishRow row = OneRow ? block_row : finish_row(f, data_row[p - First]);
+          const FinishRow row = pair_row<OneRow>(f, block_row, data_row, p - First);
           u64 y0 = mul_shoup<u64>(sub_mod<u64>(x[p - First][0], first, row.q), row.w, row.w_shoup, row.q);
           u64 y1 = mul_shoup<u64>(sub_mod<u64>(x[p - First][1], second, row.q), row.w, row.w_shoup, row.q);
           if (row.addend) {
