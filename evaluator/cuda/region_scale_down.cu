@@ -39,7 +39,8 @@ __global__ void __launch_bounds__(ntt::gpu::kMaxBlockThreads, ntt::gpu::kThrough
   if (th.valid) {
     // Scratch read for the last time: dropped from L2, not written back.
     ntt::gpu::discard_tile_line(ntt::gpu::tile_data(f.region, th), th.lane);
-    ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive>(f.region, shared, th);
+    // Rows of the double-precision butterflies go on in doubles (finish_word).
+    ntt::gpu::tile_rows_at<true, Word, Skip, Consecutive, true>(f.region, shared, th);
   }
   __syncthreads();
   scale_down_tiles<Word>(f, shared, block, tiles_per_block, threadIdx.x);

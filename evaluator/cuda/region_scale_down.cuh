@@ -11,6 +11,7 @@
 #include "evaluator/cuda/device_conversion.h"
 #include "evaluator/cuda/eval_kernels.h"
 #include "fhe/arith/modarith.h"
+#include "fhe/ntt/cuda/fp64_arith.cuh"
 #include "fhe/ntt/cuda/pass_region.cuh"
 #include "fhe/ntt/cuda/shared_region.cuh"
 
@@ -55,6 +56,8 @@ struct FinishRow {
   const std::uint64_t* addend;  // null: none
   std::uint64_t* out;
   std::uint64_t q, w, w_shoup;  // w = [D^-1]_q
+  bool fp64;                    // the row's words come as doubles (below)
+  double q_inverse;             // fp64: fl(1 / q)
 };
 
 template <typename Word>
@@ -62,12 +65,51 @@ FHE_HD FinishRow finish_row(const RegionScaleDownArgs<Word>& f, std::uint32_t da
   const auto [item, r] = item_row(f.region, data_row);
   const ScaleDownItem& it = f.items[item];
   const std::size_t first = static_cast<std::size_t>(r) << f.region.log_n;
+  const ntt::gpu::RowConstants<Word>& c = f.region.constants[f.region.first_row + r];
   return {it.x + first,
           it.addend ? it.addend + first : nullptr,
           it.out + first,
-          f.region.constants[f.region.first_row + r].q,
+          c.q,
           f.scale_down.inverse_mod_kept[r],
-          f.scale_down.inverse_mod_kept_shoup[r]};
+          f.scale_down.inverse_mod_kept_shoup[r],
+          c.fp64 != 0,
+          c.fp64_q_inverse};
+}
+
+// One word of the finish: (x - t) [D^-1]_q (+ z where Add) in [0, q), t the region's
+// word. A row of the double-precision butterflies (Fp64) hands t over as the
+// region left it, an unreduced double (tile_rows_at's KeepFp64), and
+// finishes in doubles: about 15 FP64 operations where the reduction to
+// [0, q) and the 64-bit Shoup product took about 40 integer instructions,
+// most on the multiply pipe the region's 60-bit rows need. Exact either way
+// (the same word): |t| < 32 q (at most 16 stages of 0.63 q growth on
+// inputs below 3 q plus each stored pass's 3 q bias, fp64_arith.cuh), so
+// |x - t| < 2^48, within Fp64Arith::product's 2^49.
+template <bool Fp64>
+FHE_HD std::uint64_t finish_word(const FinishRow& row, std::uint64_t x, std::uint64_t t, std::uint64_t z, bool add) {
+  using u64 = std::uint64_t;
+  if constexpr (Fp64) {
+    using namespace ntt::gpu;
+    const Fp64Arith ar(row.q, row.q_inverse);
+    double y = ar.product(fp64_add(fp64_of_word(x), -fp64_of_bits(t)), ar.constant(row.w));
+    if (add) y = ar.reduce(fp64_add(y, fp64_of_word(z)));  // |y + z| < 1.63 q
+    return ar.canonical(y);
+  } else {
+    const u64 y = mul_shoup<u64>(sub_mod<u64>(x, t, row.q), row.w, row.w_shoup, row.q);
+    return add ? add_mod<u64>(y, z, row.q) : y;
+  }
+}
+
+// Fp64: 1 or 0 for every pair (the block's row's arithmetic), -1 each
+// pair's row's own.
+template <int Fp64>
+FHE_HD std::uint64_t finish_word_of(const FinishRow& row, std::uint64_t x, std::uint64_t t, std::uint64_t z,
+                                    bool add) {
+  if constexpr (Fp64 >= 0) {
+    return finish_word<Fp64 == 1>(row, x, t, z, add);
+  } else {
+    return row.fp64 ? finish_word<true>(row, x, t, z, add) : finish_word<false>(row, x, t, z, add);
+  }
 }
 
 // Whether each block's tiles lie in one row (blocks start at a multiple of
@@ -95,19 +137,14 @@ FHE_HD FinishRow pair_row(const RegionScaleDownArgs<Word>& f, const FinishRow& b
   }
 }
 
-template <typename Word, bool OneRow>
-FHE_HD void scale_down_tiles_of(const RegionScaleDownArgs<Word>& f, Word* shared, std::uint32_t block_index,
-                                std::uint32_t tiles_per_block, std::uint32_t thread) {
+// Fp64 as finish_word_of's: OneRow blocks know their row's arithmetic.
+template <typename Word, bool OneRow, int Fp64>
+FHE_HD void scale_down_pairs(const RegionScaleDownArgs<Word>& f, const FinishRow& block_row, Word* shared,
+                             std::uint32_t block_index, std::uint32_t tiles_per_block, std::uint32_t thread) {
   using u64 = std::uint64_t;
   const ntt::gpu::PassArgs<Word>& a = f.region;
   const std::size_t position_mask = (std::size_t{1} << a.log_n) - 1;
   const auto row_of = [&](std::size_t offset) { return static_cast<std::uint32_t>(offset >> a.log_n); };
-  FinishRow block_row{};
-  if constexpr (OneRow) {
-    const std::uint32_t first_tile = ntt::gpu::block_first_tile(a, block_index, tiles_per_block);
-    if (first_tile >= (a.row_count << (a.log_n - ntt::gpu::kTileBits))) return;  // no tile of the block is valid
-    block_row = finish_row(f, row_of(std::size_t{first_tile} << ntt::gpu::kTileBits));
-  }
   const auto batch = [&]<int First>() {
     u64 x[kFinishBatch][2], z[kFinishBatch][2];
     std::uint32_t data_row[kFinishBatch];  // !OneRow: each pair's
@@ -122,12 +159,9 @@ FHE_HD void scale_down_tiles_of(const RegionScaleDownArgs<Word>& f, Word* shared
     ntt::gpu::for_each_tile_pair<Word, First, kFinishBatch>(
         a, shared, block_index, tiles_per_block, thread, [&](int p, std::size_t offset, Word& first, Word& second) {
           const FinishRow row = pair_row<OneRow>(f, block_row, data_row, p - First);
-          u64 y0 = mul_shoup<u64>(sub_mod<u64>(x[p - First][0], first, row.q), row.w, row.w_shoup, row.q);
-          u64 y1 = mul_shoup<u64>(sub_mod<u64>(x[p - First][1], second, row.q), row.w, row.w_shoup, row.q);
-          if (row.addend) {
-            y0 = add_mod<u64>(y0, z[p - First][0], row.q);
-            y1 = add_mod<u64>(y1, z[p - First][1], row.q);
-          }
+          const bool add = row.addend != nullptr;
+          const u64 y0 = finish_word_of<Fp64>(row, x[p - First][0], first, z[p - First][0], add);
+          const u64 y1 = finish_word_of<Fp64>(row, x[p - First][1], second, z[p - First][1], add);
           ntt::gpu::store_two(row.out + (offset & position_mask), y0, y1);
         });
   };
@@ -140,11 +174,20 @@ FHE_HD void scale_down_tiles_of(const RegionScaleDownArgs<Word>& f, Word* shared
 template <typename Word>
 FHE_HD void scale_down_tiles(const RegionScaleDownArgs<Word>& f, Word* shared, std::uint32_t block_index,
                              std::uint32_t tiles_per_block, std::uint32_t thread) {
-  if (finish_blocks_in_one_row(f, tiles_per_block)) {
-    scale_down_tiles_of<Word, true>(f, shared, block_index, tiles_per_block, thread);
-  } else {
-    scale_down_tiles_of<Word, false>(f, shared, block_index, tiles_per_block, thread);
+  constexpr bool kWide = sizeof(Word) == 8;  // only 64-bit rows run the double-precision butterflies
+  const ntt::gpu::PassArgs<Word>& a = f.region;
+  if (!finish_blocks_in_one_row(f, tiles_per_block)) {
+    return scale_down_pairs<Word, false, kWide ? -1 : 0>(f, FinishRow{}, shared, block_index, tiles_per_block,
+                                                         thread);
   }
+  const std::uint32_t first_tile = ntt::gpu::block_first_tile(a, block_index, tiles_per_block);
+  if (first_tile >= (a.row_count << (a.log_n - ntt::gpu::kTileBits))) return;  // no tile of the block is valid
+  const FinishRow row = finish_row(f, static_cast<std::uint32_t>((std::size_t{first_tile} << ntt::gpu::kTileBits) >>
+                                                                 a.log_n));
+  if constexpr (kWide) {
+    if (row.fp64) return scale_down_pairs<Word, true, 1>(f, row, shared, block_index, tiles_per_block, thread);
+  }
+  scale_down_pairs<Word, true, 0>(f, row, shared, block_index, tiles_per_block, thread);
 }
 
 }  // namespace fhe::cuda

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "fhe/ntt/cuda/kernel_params.h"
 #include "fhe/ntt/cuda/memory_access.cuh"
@@ -185,8 +186,11 @@ FHE_HD void forward_columns(const PassArgs<Word>& a, Word* shared, std::uint32_t
 
 // Phase 2 of both directions: rows in shared memory, local stages 4-7
 // (forward, then the final reduction to [0, q)) or 7-4 (inverse, on the
-// words copy_tiles brought in as stored).
-template <bool Forward, typename Word, int Skip, bool Consecutive>
+// words copy_tiles brought in as stored). KeepFp64: a forward's rows of the
+// double-precision butterflies leave their words unreduced, as doubles, for
+// a caller that goes on in double precision (the scale-down finish,
+// evaluator/cuda/region_scale_down.cuh).
+template <bool Forward, typename Word, int Skip, bool Consecutive, bool KeepFp64 = false>
 FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread& th) {
   const RowConstants<Word> c = a.constants[plan_row_of(a, th.data_row)];
   with_row_arith(c, [&](const auto& ar) {
@@ -200,16 +204,17 @@ FHE_HD void tile_rows_at(const PassArgs<Word>& a, Word* shared, const TileThread
       v[0][k] = Forward ? word : ar.loaded(word);
     }
     tile_round<Forward, 4, Skip>(v, tw, a, c, ar);
+    constexpr bool kReduce = Forward && !(KeepFp64 && std::is_same_v<std::decay_t<decltype(ar)>, Fp64Arith>);
 #pragma unroll
-    for (int k = 0; k < kWordsPerThread; ++k) own[padded_row_word(th.lane, k)] = Forward ? ar.output(v[0][k]) : v[0][k];
+    for (int k = 0; k < kWordsPerThread; ++k) own[padded_row_word(th.lane, k)] = kReduce ? ar.output(v[0][k]) : v[0][k];
   });
 }
 
-template <bool Forward, typename Word, int Skip, bool Consecutive>
+template <bool Forward, typename Word, int Skip, bool Consecutive, bool KeepFp64 = false>
 FHE_HD void tile_rows(const PassArgs<Word>& a, Word* shared, std::uint32_t block_index,
                       std::uint32_t tiles_per_block, std::uint32_t thread) {
   const TileThread th = locate_tile_thread(a, block_index, tiles_per_block, thread);
-  if (th.valid) tile_rows_at<Forward, Word, Skip, Consecutive>(a, shared, th);
+  if (th.valid) tile_rows_at<Forward, Word, Skip, Consecutive, KeepFp64>(a, shared, th);
 }
 
 // Calls pair(p, offset, first, second) for pairs p = First .. First+Count-1

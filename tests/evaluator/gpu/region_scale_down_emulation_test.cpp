@@ -9,7 +9,10 @@
 // words, one to eight items, with and without addends, and the block
 // layouts of a large and a one-SM device, so the finish runs both with a
 // block's row read once (blocks within one row) and per pair (blocks over
-// several rows of a small N). Runs without a GPU.
+// several rows of a small N), and rows of both 64-bit arithmetics: 40-bit
+// primes run the double-precision butterflies and finish in doubles on the
+// region's unreduced words, alone and in one batch with 60-bit rows (the
+// default preset's first Q prime). Runs without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -27,9 +30,10 @@ namespace {
 
 using u64 = std::uint64_t;
 
-// How many blocks' finishes ran each path (scale_down_tiles).
+// How many blocks' finishes ran each path (scale_down_tiles), and how many
+// kept rows the region ran in double precision.
 struct FinishPaths {
-  std::size_t one_row = 0, several_rows = 0;
+  std::size_t one_row = 0, several_rows = 0, fp64_rows = 0;
 };
 
 struct Case {
@@ -37,6 +41,7 @@ struct Case {
   int log_n;
   int bits;  // > 30: 64-bit words
   int kept_rows;
+  int wide_rows;  // of them, the first this many 60-bit, the rest `bits`-bit
   int items;
   bool addend;
   int sm_count;
@@ -52,7 +57,11 @@ bool check(const Case& c, FinishPaths& paths) {
   const std::size_t n = std::size_t{1} << c.log_n;
   const auto rows = static_cast<std::size_t>(c.kept_rows), items = static_cast<std::size_t>(c.items);
   const std::size_t first_row = 1;  // row 0 unused: exercises the offsets
-  const std::vector<u64> moduli = testing::ntt_moduli(c.log_n, static_cast<int>(first_row + rows), c.bits);
+  // Row 0 and the kept rows of `bits`, the 60-bit ones inserted first.
+  std::vector<u64> moduli =
+      testing::ntt_moduli(c.log_n, static_cast<int>(first_row) + c.kept_rows - c.wide_rows, c.bits);
+  const std::vector<u64> wide = testing::ntt_moduli(c.log_n, c.wide_rows, 60);
+  moduli.insert(moduli.begin() + first_row, wide.begin(), wide.end());
   const auto word = c.bits > 30 ? WordType::int64 : WordType::int32;
   std::mt19937_64 rng(500 + c.log_n * 13 + c.items);
   const auto random_word = [&](std::size_t r) { return rng() % moduli[first_row + r]; };
@@ -68,6 +77,7 @@ bool check(const Case& c, FinishPaths& paths) {
   std::optional<ntt::gpu::PassArgs<Word>> pass;
   const ntt::gpu::PassArgs<Word> region =
       emulator.forward_before_region(converted, {first_row, rows}, items, nullptr, &pass);
+  for (std::size_t r = 0; r < rows; ++r) paths.fp64_rows += region.constants[first_row + r].fp64 != 0;
 
   std::vector<std::vector<u64>> x(items, std::vector<u64>(rows * n)), addend = x, out = x;
   std::vector<u64> inverse(rows), inverse_shoup(rows);
@@ -98,7 +108,7 @@ bool check(const Case& c, FinishPaths& paths) {
         if (thread == 0) ++(cuda::finish_blocks_in_one_row(f, tiles_per_block) ? paths.one_row : paths.several_rows);
         cuda::scale_down_tiles<Word>(f, shared, block, tiles_per_block, thread);
       },
-      pass);
+      pass, true);
 
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < items; ++i) {
@@ -121,20 +131,27 @@ TEST(RegionScaleDownEmulation, MatchesForwardTransformThenFinish) {
   // twiddle addressing; logN 8 (the region alone); one-SM layouts. Where a
   // launch fills a wave of pass-region blocks on one SM, the pass before
   // the region runs in the kernel too: 4, 3 and 2 stages, the last with the
-  // general addressing.
+  // general addressing. 40-bit rows: alone, after a 60-bit row (blocks of
+  // each kind, and at logN 8 pairs of both kinds in one block), with and
+  // without addends.
   FinishPaths paths;
   int fused = 0;
-  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 2, true, 132}, paths);
-  fused += check<u64>({"radix16_compact", 12, 61, 3, 8, false, 132}, paths);
-  fused += check<u64>({"radix8_compact", 12, 60, 4, 3, false, 1}, paths);
-  fused += check<std::uint32_t>({"radix2_compact_group8_smem8", 11, 28, 4, 3, true, 1}, paths);
-  fused += check<std::uint32_t>({"radix4_compact", 10, 28, 3, 2, true, 132}, paths);
-  fused += check<u64>({"radix2_compact_group4_smem8", 9, 60, 2, 2, false, 1}, paths);
-  fused += check<u64>({"radix2_compact_group8_smem8", 8, 60, 3, 1, true, 132}, paths);
+  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 0, 2, true, 132}, paths);
+  fused += check<u64>({"radix16_compact", 12, 61, 3, 0, 8, false, 132}, paths);
+  fused += check<u64>({"radix8_compact", 12, 60, 4, 0, 3, false, 1}, paths);
+  fused += check<std::uint32_t>({"radix2_compact_group8_smem8", 11, 28, 4, 0, 3, true, 1}, paths);
+  fused += check<std::uint32_t>({"radix4_compact", 10, 28, 3, 0, 2, true, 132}, paths);
+  fused += check<u64>({"radix2_compact_group4_smem8", 9, 60, 2, 0, 2, false, 1}, paths);
+  fused += check<u64>({"radix2_compact_group8_smem8", 8, 60, 3, 0, 1, true, 132}, paths);
   EXPECT_EQ(fused, 1);  // group8 at logN 11 on one SM
-  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 2, true, 1}, paths);
-  fused += check<u64>({"radix4_compact", 12, 40, 5, 2, false, 1}, paths);
-  EXPECT_EQ(fused, 3);
+  EXPECT_EQ(paths.fp64_rows, 0u);
+  fused += check<u64>({"radix2_compact_group16_smem8", 12, 60, 5, 0, 2, true, 1}, paths);
+  fused += check<u64>({"radix4_compact", 12, 40, 5, 0, 2, false, 1}, paths);
+  fused += check<u64>({"radix16_compact", 12, 40, 4, 1, 3, true, 132}, paths);
+  fused += check<u64>({"radix2_compact_group8_smem8", 11, 40, 3, 1, 2, true, 1}, paths);
+  fused += check<u64>({"radix2_compact_group16_smem8", 8, 40, 3, 1, 2, true, 132}, paths);
+  EXPECT_EQ(fused, 4);
+  EXPECT_EQ(paths.fp64_rows, 5u + 3u + 2u + 2u);
   EXPECT_GT(paths.one_row, 0u);
   EXPECT_GT(paths.several_rows, 0u);  // logN 8: one tile a row
 }

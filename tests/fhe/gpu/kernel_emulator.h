@@ -134,8 +134,11 @@ class KernelEmulator {
   // how a kernel that fuses work into the region runs (the ModDown and
   // rescale finish). With `pass` (forward_before_region's pass_left), that
   // pass first, on blocks of 2^G tiles, as the pass-region kernels run it.
+  // keep_fp64: the rows phase leaves rows of the double-precision
+  // butterflies unreduced, as doubles (tile_rows_at's KeepFp64).
   void forward_region_then(const ntt::gpu::PassArgs<Word>& args, const RegionPhase& last,
-                           const std::optional<ntt::gpu::PassArgs<Word>>& pass = std::nullopt) {
+                           const std::optional<ntt::gpu::PassArgs<Word>>& pass = std::nullopt,
+                           bool keep_fp64 = false) {
     if (pass) {
       const auto g = static_cast<int>(pass->stage_count);
       const auto shape = ntt::gpu::pass_region_shape(g, log_n_, args.row_count, sizeof(Word));
@@ -144,7 +147,7 @@ class KernelEmulator {
           if constexpr (Skip == 0) {
             region_blocks(args, shape, {pass_phase<G>(*pass, true),
                                         RegionPhase(&ntt::gpu::forward_columns<Word, 0, Consecutive, true>),
-                                        RegionPhase(&ntt::gpu::tile_rows<true, Word, 0, Consecutive>), last});
+                                        forward_rows<0, Consecutive>(keep_fp64), last});
           }
         });
       });
@@ -152,7 +155,7 @@ class KernelEmulator {
     const auto launches = ntt::gpu::make_pass_launches(backend_, schedule_, true);
     run_shared_region(
         args, ntt::gpu::launch_shape(launches.back(), log_n_, args.row_count, sm_count_, sizeof(Word), false), true,
-        last);
+        last, keep_fp64);
   }
 
   // As ntt::forward_batch_before_region: every forward pass but the last
@@ -273,20 +276,28 @@ class KernelEmulator {
   }
 
   void run_shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape,
-                         bool forward, const RegionPhase& last = ntt::gpu::copy_tiles<Word, true>) {
+                         bool forward, const RegionPhase& last = ntt::gpu::copy_tiles<Word, true>,
+                         bool keep_fp64 = false) {
     if (!ntt::gpu::shared_region_supported(static_cast<int>(args.stage_count))) {
       throw std::logic_error("shared region of unexpected stage count");
     }
     ntt::gpu::with_region_variant(args.stage_count, args.address.consecutive, [&]<int Skip, bool Consecutive>() {
-      shared_region<Skip, Consecutive>(args, shape, forward, last);
+      shared_region<Skip, Consecutive>(args, shape, forward, last, keep_fp64);
     });
+  }
+
+  // The forward's rows phase, keep_fp64 as forward_region_then's.
+  template <int Skip, bool Consecutive>
+  static RegionPhase forward_rows(bool keep_fp64) {
+    if (keep_fp64) return &ntt::gpu::tile_rows<true, Word, Skip, Consecutive, true>;
+    return &ntt::gpu::tile_rows<true, Word, Skip, Consecutive>;
   }
 
   // Phases as the kernels run them: the split kernel's three rounds, or
   // columns, rows and the forward's `last`.
   template <int Skip, bool Consecutive>
   void shared_region(const ntt::gpu::PassArgs<Word>& args, const ntt::gpu::LaunchShape& shape, bool forward,
-                     const RegionPhase& last) {
+                     const RegionPhase& last, bool keep_fp64) {
     using namespace ntt::gpu;
     using P = RegionPhase;
     if (shape.split) {
@@ -298,8 +309,8 @@ class KernelEmulator {
                                     P(&split_inverse_last<Word, Skip>)});
       }
     } else if (forward) {
-      region_blocks(args, shape, {P(&forward_columns<Word, Skip, Consecutive>),
-                                  P(&tile_rows<true, Word, Skip, Consecutive>), last});
+      region_blocks(args, shape, {P(&forward_columns<Word, Skip, Consecutive>), forward_rows<Skip, Consecutive>(keep_fp64),
+                                  last});
     } else {
       region_blocks(args, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, Skip, Consecutive>),
                                   P(&inverse_columns<Word, Skip, Consecutive>)});
