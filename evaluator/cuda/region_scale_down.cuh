@@ -76,7 +76,7 @@ FHE_HD FinishRow finish_row(const RegionScaleDownArgs<Word>& f, std::uint32_t da
           c.fp64_q_inverse};
 }
 
-// One word of the finish: (x - t) [D^-1]_q (+ z where Add) in [0, q), t the region's
+// One word of the finish: (x - t) [D^-1]_q (+ z when add) in [0, q), t the region's
 // word. A row of the double-precision butterflies (Fp64) hands t over as the
 // region left it, an unreduced double (tile_rows_at's KeepFp64), and
 // finishes in doubles: about 15 FP64 operations where the reduction to
