@@ -100,15 +100,17 @@ FHE_HD std::uint64_t finish_word(const FinishRow& row, std::uint64_t x, std::uin
   }
 }
 
-// Fp64: 1 or 0 for every pair (the block's row's arithmetic), -1 each
-// pair's row's own.
-template <int Fp64>
+// Which arithmetic a block's finish uses: one for all its pairs (its
+// tiles lie in one row), or each pair's row's own.
+enum class FinishArith { integer, fp64, per_row };
+
+template <FinishArith Arith>
 FHE_HD std::uint64_t finish_word_of(const FinishRow& row, std::uint64_t x, std::uint64_t t, std::uint64_t z,
                                     bool add) {
-  if constexpr (Fp64 >= 0) {
-    return finish_word<Fp64 == 1>(row, x, t, z, add);
-  } else {
+  if constexpr (Arith == FinishArith::per_row) {
     return row.fp64 ? finish_word<true>(row, x, t, z, add) : finish_word<false>(row, x, t, z, add);
+  } else {
+    return finish_word<Arith == FinishArith::fp64>(row, x, t, z, add);
   }
 }
 
@@ -137,8 +139,7 @@ FHE_HD FinishRow pair_row(const RegionScaleDownArgs<Word>& f, const FinishRow& b
   }
 }
 
-// Fp64 as finish_word_of's: OneRow blocks know their row's arithmetic.
-template <typename Word, bool OneRow, int Fp64>
+template <typename Word, bool OneRow, FinishArith Arith>
 FHE_HD void scale_down_pairs(const RegionScaleDownArgs<Word>& f, const FinishRow& block_row, Word* shared,
                              std::uint32_t block_index, std::uint32_t tiles_per_block, std::uint32_t thread) {
   using u64 = std::uint64_t;
@@ -160,8 +161,8 @@ FHE_HD void scale_down_pairs(const RegionScaleDownArgs<Word>& f, const FinishRow
         a, shared, block_index, tiles_per_block, thread, [&](int p, std::size_t offset, Word& first, Word& second) {
           const FinishRow row = pair_row<OneRow>(f, block_row, data_row, p - First);
           const bool add = row.addend != nullptr;
-          const u64 y0 = finish_word_of<Fp64>(row, x[p - First][0], first, z[p - First][0], add);
-          const u64 y1 = finish_word_of<Fp64>(row, x[p - First][1], second, z[p - First][1], add);
+          const u64 y0 = finish_word_of<Arith>(row, x[p - First][0], first, z[p - First][0], add);
+          const u64 y1 = finish_word_of<Arith>(row, x[p - First][1], second, z[p - First][1], add);
           ntt::gpu::store_two(row.out + (offset & position_mask), y0, y1);
         });
   };
@@ -177,17 +178,19 @@ FHE_HD void scale_down_tiles(const RegionScaleDownArgs<Word>& f, Word* shared, s
   constexpr bool kWide = sizeof(Word) == 8;  // only 64-bit rows run the double-precision butterflies
   const ntt::gpu::PassArgs<Word>& a = f.region;
   if (!finish_blocks_in_one_row(f, tiles_per_block)) {
-    return scale_down_pairs<Word, false, kWide ? -1 : 0>(f, FinishRow{}, shared, block_index, tiles_per_block,
-                                                         thread);
+    constexpr FinishArith kArith = kWide ? FinishArith::per_row : FinishArith::integer;
+    return scale_down_pairs<Word, false, kArith>(f, FinishRow{}, shared, block_index, tiles_per_block, thread);
   }
   const std::uint32_t first_tile = ntt::gpu::block_first_tile(a, block_index, tiles_per_block);
   if (first_tile >= (a.row_count << (a.log_n - ntt::gpu::kTileBits))) return;  // no tile of the block is valid
   const FinishRow row = finish_row(f, static_cast<std::uint32_t>((std::size_t{first_tile} << ntt::gpu::kTileBits) >>
                                                                  a.log_n));
   if constexpr (kWide) {
-    if (row.fp64) return scale_down_pairs<Word, true, 1>(f, row, shared, block_index, tiles_per_block, thread);
+    if (row.fp64) {
+      return scale_down_pairs<Word, true, FinishArith::fp64>(f, row, shared, block_index, tiles_per_block, thread);
+    }
   }
-  scale_down_pairs<Word, true, 0>(f, row, shared, block_index, tiles_per_block, thread);
+  scale_down_pairs<Word, true, FinishArith::integer>(f, row, shared, block_index, tiles_per_block, thread);
 }
 
 }  // namespace fhe::cuda
