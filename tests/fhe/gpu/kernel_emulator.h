@@ -309,8 +309,8 @@ class KernelEmulator {
                                     P(&split_inverse_last<Word, Skip>)});
       }
     } else if (forward) {
-      region_blocks(args, shape, {P(&forward_columns<Word, Skip, Consecutive>), forward_rows<Skip, Consecutive>(keep_fp64),
-                                  last});
+      region_blocks(args, shape,
+                    {P(&forward_columns<Word, Skip, Consecutive>), forward_rows<Skip, Consecutive>(keep_fp64), last});
     } else {
       region_blocks(args, shape, {P(&copy_tiles<Word, false>), P(&tile_rows<false, Word, Skip, Consecutive>),
                                   P(&inverse_columns<Word, Skip, Consecutive>)});
