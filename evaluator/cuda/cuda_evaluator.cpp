@@ -84,9 +84,14 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
                       " are free");
   }
   std::vector<Modulus<std::uint64_t>> moduli;
-  for (std::uint64_t q : preset.qp_primes()) moduli.emplace_back(q);
+  std::vector<double> q_inverse;
+  for (std::uint64_t q : preset.qp_primes()) {
+    moduli.emplace_back(q);
+    q_inverse.push_back(1.0 / static_cast<double>(q));
+  }
   moduli_ = DeviceBuffer<Modulus<std::uint64_t>>::from_host(std::span<const Modulus<std::uint64_t>>(moduli),
                                                             "moduli");
+  q_inverse_ = DeviceBuffer<double>::from_host(std::span<const double>(q_inverse), "1/q");
   keys_ = options.shared_keys ? std::move(options.shared_keys)
                               : std::make_shared<const cuda::DeviceKeys>(cuda::upload_keys(engine));
   for (int level = 0; level <= preset.levels; ++level) {

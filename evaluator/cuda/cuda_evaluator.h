@@ -329,6 +329,7 @@ class CudaEvaluator {
   cuda::OrderEvent fork_, join_;
   KeySwitchScheduleCache schedules_;
   cuda::DeviceBuffer<Modulus<std::uint64_t>> moduli_;
+  cuda::DeviceBuffer<double> q_inverse_;  // fl(1 / q) by QP row id: the tensor's rows below 2^42
   std::shared_ptr<const cuda::DeviceKeys> keys_;
   std::vector<cuda::LevelConstants> levels_;
   cuda::DeviceBuffer<std::uint64_t> p_mod_q_, p_mod_q_shoup_;  // [P]_(q) by Q row id

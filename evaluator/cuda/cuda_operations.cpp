@@ -95,7 +95,7 @@ void CudaEvaluator::multiply(const CudaCiphertext& a, const CudaCiphertext& b, C
   const int level = a.level;
   const double scale = a.scale * b.scale;
   cuda::launch_tensor(a.data(), b.data(), out.data(), {static_cast<std::size_t>(level), a.rows(), 3, log_n_},
-                      moduli_.data(), stream());
+                      moduli_.data(), q_inverse_.data(), stream());
   out.parts = 3;
   out.level = level;
   out.scale = scale;

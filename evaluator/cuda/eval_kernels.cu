@@ -10,6 +10,7 @@
 #include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/key_terms.cuh"
 #include "evaluator/cuda/plain_product_sums.cuh"
+#include "evaluator/cuda/tensor_words.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
 #include "fhe/ntt/cuda/kernels.h"
@@ -54,17 +55,22 @@ __device__ void overlap_with_neighbours() {
   ntt::gpu::wait_for_previous_kernel();
 }
 
+// Rows of a prime below 2^42 in double precision (tensor_words.cuh); a
+// block's words lie in one row where n >= kBlock, so the branch is uniform.
 __global__ void tensor_kernel(const u64* __restrict__ a, const u64* __restrict__ b, u64* __restrict__ out,
                               std::size_t first_row, std::size_t part_words, int log_n,
-                              const DeviceModulus* __restrict__ moduli) {
+                              const DeviceModulus* __restrict__ moduli, const double* __restrict__ q_inverse) {
   overlap_with_neighbours();
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i >= part_words) return;
-  const DeviceModulus m = moduli[first_row + (i >> log_n)];
+  const std::size_t row = first_row + (i >> log_n);
+  const u64 q = moduli[row].value;
   const u64 a0 = a[i], a1 = a[part_words + i], b0 = b[i], b1 = b[part_words + i];
-  out[i] = mul_mod(a0, b0, m);
-  out[part_words + i] = add_mod(mul_mod(a0, b1, m), mul_mod(a1, b0, m), m.value);
-  out[2 * part_words + i] = mul_mod(a1, b1, m);
+  const TensorWords d = ntt::gpu::fp64_modulus(q) ? tensor_words_fp64(a0, a1, b0, b1, q, q_inverse[row])
+                                                  : tensor_words_integer(a0, a1, b0, b1, moduli[row]);
+  out[i] = d.d0;
+  out[part_words + i] = d.d1;
+  out[2 * part_words + i] = d.d2;
 }
 
 // Basis conversion (conversion_thread.cuh): a block's slice of targets is
@@ -336,10 +342,10 @@ void launch_elementwise(Elementwise op, const u64* a, const u64* b, u64* out, Po
 }
 
 void launch_tensor(const u64* a, const u64* b, u64* out, PolyShape shape, const DeviceModulus* moduli,
-                   cudaStream_t stream) {
+                   const double* q_inverse, cudaStream_t stream) {
   const std::size_t part_words = shape.rows << shape.log_n;
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(tensor_kernel, dim3(blocks_for(part_words)), dim3(kBlock), 0, stream, a,
-                                             b, out, shape.first_row, part_words, shape.log_n, moduli));
+                                             b, out, shape.first_row, part_words, shape.log_n, moduli, q_inverse));
 }
 
 void launch_conversion(const DeviceConversion* conversions, std::size_t conversion_stride, const u64* source,

@@ -31,8 +31,9 @@ void launch_elementwise(Elementwise op, const std::uint64_t* a, const std::uint6
                         PolyShape shape, std::size_t b_parts, const DeviceModulus* moduli, cudaStream_t stream);
 
 // (a0, a1) x (b0, b1) -> (a0 b0, a0 b1 + a1 b0, a1 b1); out parts at stride rows * n.
+// q_inverse: fl(1 / q) by row id, as moduli (the rows below 2^42 use it).
 void launch_tensor(const std::uint64_t* a, const std::uint64_t* b, std::uint64_t* out, PolyShape shape,
-                   const DeviceModulus* moduli, cudaStream_t stream);
+                   const DeviceModulus* moduli, const double* q_inverse, cudaStream_t stream);
 
 // Centered fast basis conversion of `items` inputs in one launch: item i uses
 // conversions[i * conversion_stride] (device array), reads its source rows at
