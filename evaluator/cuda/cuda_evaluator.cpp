@@ -13,6 +13,7 @@
 #include "fhe/arith/modarith.h"
 #include "fhe/core/device_info.h"
 #include "fhe/core/error.h"
+#include "fhe/ntt/cuda/fp64_arith.cuh"
 
 namespace fhe {
 namespace {
@@ -87,7 +88,7 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
   std::vector<double> q_inverse;
   for (std::uint64_t q : preset.qp_primes()) {
     moduli.emplace_back(q);
-    q_inverse.push_back(1.0 / static_cast<double>(q));
+    q_inverse.push_back(ntt::gpu::fp64_inverse(q));
   }
   moduli_ = DeviceBuffer<Modulus<std::uint64_t>>::from_host(std::span<const Modulus<std::uint64_t>>(moduli),
                                                             "moduli");

@@ -77,7 +77,7 @@ HostTables<Word> make_host_tables(const BackendInfo& backend, int log_n,
         pack_fp64_twiddles(forward, n);
         pack_fp64_twiddles(inverse, n);
         constants.fp64 = 1;
-        constants.fp64_q_inverse = 1.0 / static_cast<double>(t.q);
+        constants.fp64_q_inverse = fp64_inverse(t.q);
       }
     }
     tables.constants.push_back(constants);

@@ -41,6 +41,10 @@ inline constexpr int kFp64ModulusBits = 42;
 // builder decides it once per row (RowConstants::fp64); kernels follow.
 FHE_HD constexpr bool fp64_modulus(std::uint64_t q) { return q < (std::uint64_t{1} << kFp64ModulusBits); }
 
+// fl(1 / q), the q_inverse Fp64Arith takes: built once per row on the host
+// (the NTT tables' RowConstants::fp64_q_inverse, the evaluator's tensor rows).
+inline double fp64_inverse(std::uint64_t q) { return 1.0 / static_cast<double>(q); }
+
 FHE_HD double fp64_of_bits(std::uint64_t bits) {
 #if defined(__CUDA_ARCH__)
   return __longlong_as_double(static_cast<long long>(bits));

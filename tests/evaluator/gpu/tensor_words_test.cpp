@@ -44,7 +44,7 @@ std::vector<u64> primes_to_check() {
 int wrong_words(u64 q, const std::vector<u64>& words) {
   const Modulus<u64> m(q);
   const bool fp64 = ntt::gpu::fp64_modulus(q);
-  const double q_inverse = 1.0 / static_cast<double>(q);
+  const double q_inverse = ntt::gpu::fp64_inverse(q);
   int wrong = 0;
   const auto count = [&wrong](const cuda::TensorWords& got, const cuda::TensorWords& want) {
     wrong += (got.d0 != want.d0) + (got.d1 != want.d1) + (got.d2 != want.d2);
