@@ -143,6 +143,16 @@ class CudaEvaluator {
   // (scale 1).
   void accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
                             const std::vector<const CudaBlockPlain*>& extended_plains, CudaCiphertext& sum) const;
+  // Several sums of the same rotations: sums[j] gets the terms times
+  // plains[j] (one plaintext per step), each with the words of
+  // accumulate_rotations(a, steps, plains[j], sums[j]). `a` is decomposed
+  // once and each group of cuda::kMaxRotationSums sums takes one pass over
+  // the keys, every term multiplied into all of the group's sums as it is
+  // formed: a lazy BSGS's inner sums straight from its baby steps, which
+  // are then never stored.
+  void accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
+                            std::span<const std::vector<const CudaBlockPlain*>> plains,
+                            std::span<CudaCiphertext> sums) const;
   // sum += the rotation by `step` of the 2-part extended sum `extended` (a
   // lazy BSGS giant step on its inner sum), the twin of
   // Evaluator::accumulate_extended_rotation with the same words: only its
@@ -236,6 +246,10 @@ class CudaEvaluator {
                                       RegionFusion fusion) const;
   // The terms of `prepared` (its rotations' keys) times `plains` into `sum`
   // (already shaped), the input's parts as `args` gives them.
+  // The scale of accumulate_rotations' terms, after checking its operands.
+  double check_rotation_sum(const CudaCiphertext& a, const std::vector<int>& steps,
+                            const std::vector<const CudaBlockPlain*>& plains, const CudaCiphertext& sum,
+                            const char* op) const;
   void add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,
                  const std::vector<const CudaBlockPlain*>& plains, bool accumulate, CudaCiphertext& sum) const;
   void launch_terms(cuda::ExtendedSumArgs args, const std::vector<const cuda::DeviceSwitchKey*>& keys,

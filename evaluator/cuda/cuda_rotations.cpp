@@ -196,21 +196,18 @@ void CudaEvaluator::launch_terms(cuda::ExtendedSumArgs args, const std::vector<c
   }
 }
 
-void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
-                                         const std::vector<const CudaBlockPlain*>& extended_plains,
-                                         CudaCiphertext& sum) const {
-  const cuda::DeviceGuard on_device(device_);
-  const char* op = "accumulate_rotations";
-  check_operand(a, 2, 2, op);
+double CudaEvaluator::check_rotation_sum(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         const std::vector<const CudaBlockPlain*>& plains,
+                                         const CudaCiphertext& sum, const char* op) const {
   check_extended(sum, op, 2);
-  if (steps.empty() || steps.size() != extended_plains.size()) {
+  if (steps.empty() || steps.size() != plains.size()) {
     throw InvalidArgument(std::string(op) + ": " + std::to_string(steps.size()) + " steps and " +
-                          std::to_string(extended_plains.size()) + " plaintexts (one per step, at least one)");
+                          std::to_string(plains.size()) + " plaintexts (one per step, at least one)");
   }
   const int level = a.level;
   auto plain_scale = [](const CudaBlockPlain* plain) { return plain ? plain->scale : 1.0; };
-  const double scale = a.scale * plain_scale(extended_plains.front());
-  for (const CudaBlockPlain* plain : extended_plains) {
+  const double scale = a.scale * plain_scale(plains.front());
+  for (const CudaBlockPlain* plain : plains) {
     if ((plain && (plain->level != level || plain->rows != a.rows() + p_rows_)) ||
         std::fabs(a.scale * plain_scale(plain) - scale) > 1e-9 * scale) {
       throw InvalidArgument(std::string(op) + ": plaintexts must be uploaded encode_extended plaintexts of one "
@@ -221,13 +218,70 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
     throw InvalidArgument(std::string(op) + ": the sum is not an extended sum of this level and scale (" +
                           cuda::where(engine_, op, level) + ")");
   }
+  return scale;
+}
+
+void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         const std::vector<const CudaBlockPlain*>& extended_plains,
+                                         CudaCiphertext& sum) const {
+  const cuda::DeviceGuard on_device(device_);
+  const char* op = "accumulate_rotations";
+  check_operand(a, 2, 2, op);
+  const double scale = check_rotation_sum(a, steps, extended_plains, sum, op);
   const PreparedRotations prepared =
       prepare_rotations(a, engine_.galois_elements_for_steps(steps), RegionFusion::single);
   const bool accumulate = sum.parts != 0;
   sum.parts = 2;
-  sum.level = level;
+  sum.level = a.level;
   sum.scale = scale;
   add_terms(prepared, extended_sum_args(a), extended_plains, accumulate, sum);
+}
+
+void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vector<int>& steps,
+                                         std::span<const std::vector<const CudaBlockPlain*>> plains,
+                                         std::span<CudaCiphertext> sums) const {
+  const cuda::DeviceGuard on_device(device_);
+  const char* op = "accumulate_rotations";
+  check_operand(a, 2, 2, op);
+  if (sums.empty() || sums.size() != plains.size()) {
+    throw InvalidArgument(std::string(op) + ": " + std::to_string(sums.size()) + " sums and " +
+                          std::to_string(plains.size()) + " plaintext lists (one per sum, at least one)");
+  }
+  // Every sum checked before any changes.
+  std::vector<double> scales;
+  for (std::size_t j = 0; j < sums.size(); ++j) scales.push_back(check_rotation_sum(a, steps, plains[j], sums[j], op));
+  if (sums.size() == 1) return accumulate_rotations(a, steps, plains[0], sums[0]);  // its fused one-step path
+  const PreparedRotations prepared =
+      prepare_rotations(a, engine_.galois_elements_for_steps(steps), RegionFusion::none);
+  cuda::ExtendedSumArgs args = extended_sum_args(a);
+  for (std::size_t first_sum = 0; first_sum < sums.size(); first_sum += cuda::kMaxRotationSums) {
+    const std::size_t sum_count = std::min<std::size_t>(cuda::kMaxRotationSums, sums.size() - first_sum);
+    cuda::RotationSums list;
+    list.sum_count = static_cast<int>(sum_count);
+    for (std::size_t j = 0; j < sum_count; ++j) {
+      CudaCiphertext& sum = sums[first_sum + j];
+      list.accumulate[j] = sum.parts != 0;
+      sum.parts = 2;
+      sum.level = a.level;
+      sum.scale = scales[first_sum + j];
+      list.sums_b[j] = sum.part(0);
+      list.sums_a[j] = sum.part(1);
+    }
+    for (std::size_t start = 0; start < steps.size(); start += cuda::kMaxRotationSumTerms) {
+      const std::size_t batch = std::min<std::size_t>(cuda::kMaxRotationSumTerms, steps.size() - start);
+      list.term_count = static_cast<int>(batch);
+      fill_terms(prepared.keys, {}, start, batch, list.terms);
+      for (std::size_t j = 0; j < sum_count; ++j) {
+        for (std::size_t t = 0; t < batch; ++t) {
+          const CudaBlockPlain* plain = plains[first_sum + j][start + t];
+          list.plains[j][t] = plain ? plain->words.data() : nullptr;
+          list.plain_block_logs[j][t] = static_cast<std::uint8_t>(plain ? plain->block_log : 0);
+        }
+      }
+      cuda::launch_rotation_sums(list, args, stream());
+      std::fill_n(list.accumulate, sum_count, true);
+    }
+  }
 }
 
 void CudaEvaluator::accumulate_extended_rotation(const CudaCiphertext& extended, int step, CudaCiphertext& sum) const {

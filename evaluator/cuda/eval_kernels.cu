@@ -10,6 +10,7 @@
 #include "evaluator/cuda/conversion_thread.cuh"
 #include "evaluator/cuda/key_terms.cuh"
 #include "evaluator/cuda/plain_product_sums.cuh"
+#include "evaluator/cuda/rotation_sums.cuh"
 #include "evaluator/cuda/tensor_words.cuh"
 #include "fhe/core/error.h"
 #include "fhe/cuda/check.h"
@@ -200,6 +201,19 @@ __global__ void __launch_bounds__(kBlock, 5)
   }
   s.sum_b[i] = sum_b;
   s.sum_a[i] = sum_a;
+}
+
+// One thread per (extended row, k), as rotation_terms_kernel, with every
+// term multiplied into each of the Sums sums as it is formed
+// (rotation_sums.cuh). The 128-bit sums take the registers
+// rotation_terms_kernel runs five blocks an SM in: four blocks up to three
+// sums, three for four (at four they spill 112 bytes).
+template <int Sums>
+__global__ void __launch_bounds__(kBlock, Sums < 4 ? 4 : 3)
+    rotation_sums_kernel(const __grid_constant__ RotationSums list, const __grid_constant__ ExtendedSumArgs s) {
+  const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (k >= (std::size_t{1} << s.log_n)) return;
+  rotation_sums_at<Sums>(list, s, blockIdx.y, k);
 }
 
 struct RotationOutputList {
@@ -405,6 +419,22 @@ void launch_rotation_terms(const RotationTerm* terms, int count, const ExtendedS
   const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));
   rotation_terms_kernel<<<grid, kBlock, 0, stream>>>(list, count, args);
   FHE_CUDA_CHECK_LAUNCH("rotation_terms_kernel");
+}
+
+void launch_rotation_sums(const RotationSums& sums, const ExtendedSumArgs& args, cudaStream_t stream) {
+  if (sums.term_count < 1 || sums.term_count > kMaxRotationSumTerms || sums.sum_count < 1 ||
+      sums.sum_count > kMaxRotationSums) {
+    throw InvalidArgument("launch_rotation_sums: " + std::to_string(sums.term_count) + " terms and " +
+                          std::to_string(sums.sum_count) + " sums (1 to " + std::to_string(kMaxRotationSumTerms) +
+                          " and 1 to " + std::to_string(kMaxRotationSums) + " per launch)");
+  }
+  using Kernel = void (*)(RotationSums, ExtendedSumArgs);
+  constexpr Kernel kernels[] = {rotation_sums_kernel<1>, rotation_sums_kernel<2>, rotation_sums_kernel<3>,
+                                rotation_sums_kernel<4>};
+  static_assert(std::size(kernels) == kMaxRotationSums);
+  const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));
+  kernels[sums.sum_count - 1]<<<grid, kBlock, 0, stream>>>(sums, args);
+  FHE_CUDA_CHECK_LAUNCH("rotation_sums_kernel");
 }
 
 void launch_products_sums(const ProductSums& sums, bool accumulate, std::size_t first_row, std::size_t rows,

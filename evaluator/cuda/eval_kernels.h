@@ -116,6 +116,27 @@ void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t
                              std::uint64_t* const* outs_a, std::uint64_t* const* outs_p,
                              const ExtendedSumArgs& args, cudaStream_t stream);
 
+// Several sums of the same rotation terms (CudaEvaluator::accumulate_rotations
+// with a list of sums): sum_j (+)= sum_t plain_(j,t) (.) term_t for every
+// sum j, each term (a RotationTerm, its own plain unused) formed once for
+// all the sums, so its key streams once. A lazy BSGS's inner sums come so
+// straight from its baby steps, which are never stored. Exact in 128 bits
+// (32 products of words below 2^61 and a carried word), one reduction a
+// sum and launch.
+inline constexpr int kMaxRotationSumTerms = 32;  // terms per launch
+inline constexpr int kMaxRotationSums = 4;       // sums per launch (their 128-bit sums in registers)
+struct RotationSums {
+  RotationTerm terms[kMaxRotationSumTerms];
+  // [sum][term]: word i of a plaintext is plains[j][t][i >> plain_block_logs[j][t]]; null: times 1.
+  const std::uint64_t* plains[kMaxRotationSums][kMaxRotationSumTerms] = {};
+  std::uint8_t plain_block_logs[kMaxRotationSums][kMaxRotationSumTerms] = {};
+  std::uint64_t* sums_b[kMaxRotationSums] = {};  // rows x n each, as ExtendedSumArgs::sum_b
+  std::uint64_t* sums_a[kMaxRotationSums] = {};
+  bool accumulate[kMaxRotationSums] = {};        // false: the sum starts at these terms
+  int term_count = 0, sum_count = 0;
+};
+void launch_rotation_sums(const RotationSums& sums, const ExtendedSumArgs& args, cudaStream_t stream);
+
 // out_j (+)= sum_t term_t (.) plain_(j,t) for every output j, over `rows`
 // rows (ids first_row..) of 2-part terms and outputs (part stride rows x n)
 // and 1-part plaintexts: BSGS's inner sums of stored extended baby steps,

@@ -334,7 +334,47 @@ void CudaMatvec::enqueue_diagonal() {
   join_and_reduce();
 }
 
+// One worker whose giant steps fit one pass of rotation sums: the inner sums
+// straight from the baby steps' key products (the list form of
+// CudaEvaluator::accumulate_rotations, the same words), each baby step's key
+// streamed once for all of them and the baby steps never stored; then the
+// giant steps as in enqueue_bsgs_lazy.
+bool CudaMatvec::fuses_bsgs_inner_sums() const {
+  const auto [begin, end] = workers_[0]->range;
+  return workers_.size() == 1 && end > begin && end - begin <= cuda::kMaxRotationSums;
+}
+
+void CudaMatvec::enqueue_bsgs_lazy_fused() {
+  const int g = bsgs_baby_steps(config_);
+  Worker& worker = *workers_[0];
+  const CudaEvaluator& ev = *worker.evaluator;
+  const auto [begin, end] = worker.range;
+  const int count = end - begin;
+  // Giant step 0 (a rotation by 0) sums into the sum, [0], itself.
+  const bool has_step0 = begin == 0;
+  std::span<CudaCiphertext> inner_sums(worker.extended.data() + (has_step0 ? 0 : 1), static_cast<std::size_t>(count));
+  for (CudaCiphertext& sum : inner_sums) sum.parts = 0;
+  for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
+    std::vector<std::vector<const CudaBlockPlain*>> diagonals(static_cast<std::size_t>(count));
+    for (int j = 0; j < count; ++j) {
+      for (int i : steps) diagonals[static_cast<std::size_t>(j)].push_back(&block_diagonals_[static_cast<std::size_t>((begin + j) * g + i)]);
+    }
+    ev.accumulate_rotations(input_, steps, diagonals, inner_sums);
+  }
+  std::vector<const CudaCiphertext*> rotated;
+  std::vector<int> steps;
+  for (int k = has_step0 ? 1 : 0; k < count; ++k) {
+    rotated.push_back(&inner_sums[static_cast<std::size_t>(k)]);
+    steps.push_back((begin + k) * g);
+  }
+  if (!has_step0) worker.extended_sum().parts = 0;
+  if (!rotated.empty()) ev.accumulate_extended_rotations(rotated, steps, worker.extended_sum());
+  worker.has_sum = worker.extended_sum().parts != 0;
+  join_and_reduce();
+}
+
 void CudaMatvec::enqueue_bsgs_lazy() {
+  if (fuses_bsgs_inner_sums()) return enqueue_bsgs_lazy_fused();
   const int g = bsgs_baby_steps(config_);
   const CudaEvaluator& main = *workers_[0]->evaluator;
   // Baby steps 0..g-1 kept before their ModDown, one decomposition per chunk.

@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,44 @@ TEST_P(CudaEvaluatorWords, SameWordsAsCpuAndWithinTolerance) {
     CudaCiphertext device_plain_ones = gpu.make_extended();
     gpu.accumulate_rotations(dx, {4, 0}, {nullptr, nullptr}, device_plain_ones);
     EXPECT_TRUE(testing::same_words(gpu.download(device_plain_ones), host_plain_ones)) << "null plaintexts";
+
+    // Several sums of the same rotations at once (a lazy BSGS's inner sums
+    // from its baby steps): each sum the words of its own accumulate_rotations,
+    // over more terms than one launch takes (36: 32 + 4, step 0 among them)
+    // and more sums than one pass holds (5: 4 + 1), one sum already started
+    // and one with a null plaintext.
+    {
+      const std::vector<int> cycle = {0, 1, 2, 4, 8, -3};
+      std::vector<int> many_steps;
+      for (std::size_t i = 0; i < 36; ++i) many_steps.push_back(cycle[i % cycle.size()]);
+      constexpr std::size_t kSums = 5;
+      std::vector<std::vector<const Plaintext*>> host_lists(kSums);
+      std::vector<std::vector<const CudaBlockPlain*>> device_lists(kSums);
+      for (std::size_t j = 0; j < kSums; ++j) {
+        for (std::size_t i = 0; i < many_steps.size(); ++i) {
+          const bool one = j == 3 && i == 7;  // times 1
+          host_lists[j].push_back(one ? nullptr : &plains[(i + 3 * j) % plains.size()]);
+          device_lists[j].push_back(one ? nullptr : device_list[(i + 3 * j) % plains.size()]);
+        }
+      }
+      std::vector<Ciphertext> host_sums(kSums);
+      std::vector<CudaCiphertext> device_sums;
+      for (std::size_t j = 0; j < kSums; ++j) device_sums.push_back(gpu.make_extended());
+      cpu.accumulate_rotations(cx, {2}, {&plains[2]}, host_sums[2]);  // started before
+      gpu.accumulate_rotations(dx, {2}, {device_list[2]}, device_sums[2]);
+      for (std::size_t j = 0; j < kSums; ++j) cpu.accumulate_rotations(cx, many_steps, host_lists[j], host_sums[j]);
+      gpu.accumulate_rotations(dx, many_steps, device_lists, device_sums);
+      for (std::size_t j = 0; j < kSums; ++j) {
+        EXPECT_TRUE(testing::same_words(gpu.download(device_sums[j]), host_sums[j])) << "rotation sum " << j;
+      }
+      // Refused before any sum changes: a list per sum, a plaintext per step.
+      std::vector<CudaCiphertext> fresh;
+      for (int j = 0; j < 2; ++j) fresh.push_back(gpu.make_extended());
+      const std::span<const std::vector<const CudaBlockPlain*>> two_lists(device_lists.data(), 2);
+      EXPECT_THROW(gpu.accumulate_rotations(dx, many_steps, two_lists.first(1), fresh), InvalidArgument);
+      EXPECT_THROW(gpu.accumulate_rotations(dx, {1, 2}, two_lists, fresh), InvalidArgument);
+      for (const CudaCiphertext& sum : fresh) EXPECT_EQ(sum.parts, 0u) << "a refused call changed a sum";
+    }
 
     // One rotation per call (BSGS giant steps: the ModUp's last pass fused
     // with the key product), starting a sum and then adding to it.
