@@ -55,6 +55,10 @@ int lazy_bsgs_inner_sums(const MatvecConfig& config) {
   return std::min(largest_range, kLazyBsgsInnerSumsPerPass);
 }
 
+bool lazy_bsgs_fuses_inner_sums(int workers, int giant_steps) {
+  return workers == 1 && giant_steps >= 1 && giant_steps <= kLazyBsgsFusedInnerSums;
+}
+
 namespace {
 
 std::size_t key_bytes(const Preset& preset, std::size_t galois_keys, DeviceKind device) {
@@ -85,7 +89,8 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
   // diagonal chunk's rotations (batch/loop), product, pending, rescaled and
   // sum (bsgs: an inner sum and its rotation), and under lazy-moddown the
   // extended sum (bsgs: and one pass of extended inner sums). Once: the
-  // staged input and the baby steps (lazy: 0..g-1 extended, else 1..g-1).
+  // staged input and the baby steps (lazy: 0..g-1 extended, else 1..g-1;
+  // none where lazy_bsgs_fuses_inner_sums).
   // Not counted: each evaluator's key-switching constants, about 1 MB at
   // logN 16.
   const std::size_t ciphertext = ciphertext_bytes(preset, 0);
@@ -96,8 +101,10 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
   const std::size_t extended_sums = lazy ? 1 + static_cast<std::size_t>(lazy_bsgs_inner_sums(config)) : 0;
   const std::size_t per_worker = cuda_workspace_words(preset).total() * 8 +
                                  (chunk + 4 + (bsgs ? 2 : 0)) * ciphertext + extended_sums * extended;
-  const auto g = static_cast<std::size_t>(bsgs ? bsgs_baby_steps(config) : 1);
-  const std::size_t once = ciphertext + (bsgs ? (lazy ? g * extended : (g - 1) * ciphertext) : 0);
+  const int baby_steps = bsgs ? bsgs_baby_steps(config) : 1;
+  const auto g = static_cast<std::size_t>(baby_steps);
+  const bool stored = !lazy || !lazy_bsgs_fuses_inner_sums(config.workers, config.dim / baby_steps);
+  const std::size_t once = ciphertext + (bsgs && stored ? (lazy ? g * extended : (g - 1) * ciphertext) : 0);
   plan.items.push_back({"workspaces", workers * per_worker + once});
   return plan;
 }

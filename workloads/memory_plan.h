@@ -38,6 +38,15 @@ inline constexpr int kLazyBsgsInnerSumsPerPass = 8;
 // The extended inner sums a worker of the one-GPU product holds: its largest
 // giant-step range, at most kLazyBsgsInnerSumsPerPass (0 unless lazy BSGS).
 int lazy_bsgs_inner_sums(const MatvecConfig& config);
+// Up to this many giant steps of one worker take their inner sums straight
+// from the baby steps' key products, one pass over the keys
+// (cuda::kMaxRotationSums): the baby steps are then not stored.
+inline constexpr int kLazyBsgsFusedInnerSums = 4;
+// Whether a lazy BSGS of `workers` workers, one of them holding
+// `giant_steps` giant steps, fuses its inner sums so (CudaMatvec): one
+// worker (several would each form every baby step) and 1 to
+// kLazyBsgsFusedInnerSums giant steps (more would stream the keys again).
+bool lazy_bsgs_fuses_inner_sums(int workers, int giant_steps);
 
 // Keys (relinearization + one Galois key per rotation step), the encoded
 // diagonals, the hoisted decomposition and the rotated ciphertexts of one

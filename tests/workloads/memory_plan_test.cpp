@@ -98,15 +98,29 @@ TEST(MemoryPlan, BsgsPlanFollowsTheBabyStepCount) {
   MatvecConfig config{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32};
   EXPECT_EQ(plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).bytes_of("keys"),
             fhe::cuda_key_bytes(preset, 34));
-  // lazy-moddown stores the g baby steps over QP (16 more at g = 32 than at
-  // g = 16) and, per worker, the inner sums of its giant steps (4 at g = 32,
-  // 8 at g = 16).
+  // lazy-moddown keeps, per worker, the inner sums of its giant steps (4 at
+  // g = 32, 8 at g = 16) and stores the g baby steps over QP, unless one
+  // worker's giant steps fuse their inner sums (g = 32: 4 giant steps, no
+  // baby step stored; g = 16: 8 giant steps, 16 stored).
   config.policy = DiagonalPolicy::lazy_moddown;
   MatvecConfig sixteen = config;
   sixteen.baby_steps = 16;
-  EXPECT_EQ(plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).bytes_of("workspaces") -
-                plan_matvec_memory(preset, sixteen, fhe::DeviceKind::cuda).bytes_of("workspaces"),
-            (16 - 4) * 2 * preset.qp_rows() * preset.n() * 8);
+  const std::size_t extended = 2 * preset.qp_rows() * preset.n() * 8;
+  EXPECT_TRUE(lazy_bsgs_fuses_inner_sums(config.workers, 128 / 32));
+  EXPECT_FALSE(lazy_bsgs_fuses_inner_sums(sixteen.workers, 128 / 16));
+  EXPECT_EQ(plan_matvec_memory(preset, sixteen, fhe::DeviceKind::cuda).bytes_of("workspaces") -
+                plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).bytes_of("workspaces"),
+            (16 + 8 - 4) * extended);
+  // Two workers at g = 32 hold 2 giant steps each: a second evaluator and
+  // its ciphertexts, 2 x (1 + 2) extended sums against 1 + 4, and the 32
+  // baby steps stored.
+  MatvecConfig two = config;
+  two.workers = 2;
+  EXPECT_FALSE(lazy_bsgs_fuses_inner_sums(two.workers, 2));
+  const std::size_t second_worker = fhe::cuda_workspace_words(preset).total() * 8 + 6 * ciphertext_bytes(preset, 0);
+  EXPECT_EQ(plan_matvec_memory(preset, two, fhe::DeviceKind::cuda).bytes_of("workspaces") -
+                plan_matvec_memory(preset, config, fhe::DeviceKind::cuda).bytes_of("workspaces"),
+            second_worker + (6 - 5) * extended + 32 * extended);
 }
 
 TEST(MemoryPlan, LazyBsgsCountsOnePassOfInnerSumsPerWorker) {

@@ -22,6 +22,7 @@ namespace {
 
 // The memory plan counts the inner sums of one kernel pass per worker.
 static_assert(kLazyBsgsInnerSumsPerPass == cuda::kMaxProductOutputs);
+static_assert(kLazyBsgsFusedInnerSums == cuda::kMaxRotationSums);
 
 // The device twin of the CPU TermAccumulator (same operation order, so the
 // same words): batch = sum up to `batch` raw products, then rescale the sum;
@@ -173,7 +174,7 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   }
   input_ = two_part();
   const CudaEvaluator& main = *workers_[0]->evaluator;
-  if (bsgs) {
+  if (bsgs && !fuses_bsgs_inner_sums()) {
     for (int i = lazy ? 0 : 1; i < g; ++i) baby_.push_back(lazy ? main.make_extended() : two_part());
   }
   // One slot per diagonal, so indices stay those of the diagonals; another
@@ -341,7 +342,8 @@ void CudaMatvec::enqueue_diagonal() {
 // giant steps as in enqueue_bsgs_lazy.
 bool CudaMatvec::fuses_bsgs_inner_sums() const {
   const auto [begin, end] = workers_[0]->range;
-  return workers_.size() == 1 && end > begin && end - begin <= cuda::kMaxRotationSums;
+  return config_.method == MatvecMethod::bsgs && lazy_moddown() &&
+         lazy_bsgs_fuses_inner_sums(static_cast<int>(workers_.size()), end - begin);
 }
 
 void CudaMatvec::enqueue_bsgs_lazy_fused() {
