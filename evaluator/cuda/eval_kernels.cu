@@ -205,15 +205,15 @@ __global__ void __launch_bounds__(kBlock, 5)
 
 // One thread per (extended row, k), as rotation_terms_kernel, with every
 // term multiplied into each of the Sums sums as it is formed
-// (rotation_sums.cuh). The 128-bit sums take the registers
-// rotation_terms_kernel runs five blocks an SM in: four blocks up to three
-// sums, three for four (at four they spill 112 bytes).
+// (rotation_sums.cuh), the 128-bit sums in shared memory (32 KB a block
+// for four): four blocks an SM.
 template <int Sums>
-__global__ void __launch_bounds__(kBlock, Sums < 4 ? 4 : 3)
+__global__ void __launch_bounds__(kBlock, 4)
     rotation_sums_kernel(const __grid_constant__ RotationSums list, const __grid_constant__ ExtendedSumArgs s) {
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (k >= (std::size_t{1} << s.log_n)) return;
-  rotation_sums_at<Sums>(list, s, blockIdx.y, k);
+  rotation_sums_at<Sums>(list, s, blockIdx.y, k, reinterpret_cast<u128*>(shared_bytes) + threadIdx.x, blockDim.x);
 }
 
 struct RotationOutputList {
@@ -433,7 +433,8 @@ void launch_rotation_sums(const RotationSums& sums, const ExtendedSumArgs& args,
                                 rotation_sums_kernel<4>};
   static_assert(std::size(kernels) == kMaxRotationSums);
   const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));
-  kernels[sums.sum_count - 1]<<<grid, kBlock, 0, stream>>>(sums, args);
+  const std::size_t shared = std::size_t{2} * static_cast<std::size_t>(sums.sum_count) * kBlock * sizeof(u128);
+  kernels[sums.sum_count - 1]<<<grid, kBlock, shared, stream>>>(sums, args);
   FHE_CUDA_CHECK_LAUNCH("rotation_sums_kernel");
 }
 

@@ -19,16 +19,20 @@ static_assert(kMaxRotationSumTerms <= 32 && WordTraits<u64>::max_modulus_bits <=
 
 // The terms as rotation_outputs_kernel and rotation_terms_kernel form them
 // (predicated rounds of 5 narrow digits, 2 wide, the narrow rows' split
-// sums), so every kernel of the rotations computes one word one way.
+// sums), so every kernel of the rotations computes one word one way. The
+// thread's 2 x Sums 128-bit sums live in `slots` (slot m at slots[m
+// stride]): the kernel's shared memory, one 16-byte slot a thread in a row,
+// which leaves the registers to the key inner product.
 template <int Sums>
-FHE_HD void rotation_sums_at(const RotationSums& list, const ExtendedSumArgs& s, std::size_t r, std::size_t k) {
+FHE_HD void rotation_sums_at(const RotationSums& list, const ExtendedSumArgs& s, std::size_t r, std::size_t k,
+                             u128* slots, std::size_t stride) {
   const TermRow row = term_row(s, r);
   const std::size_t i = r * row.n + k;
-  u128 sum_b[Sums], sum_a[Sums];
+  const auto sum = [&](int j, int part) -> u128& { return slots[static_cast<std::size_t>(2 * j + part) * stride]; };
 #pragma unroll
   for (int j = 0; j < Sums; ++j) {
-    sum_b[j] = list.accumulate[j] ? list.sums_b[j][i] : 0;
-    sum_a[j] = list.accumulate[j] ? list.sums_a[j][i] : 0;
+    sum(j, 0) = list.accumulate[j] ? list.sums_b[j][i] : 0;
+    sum(j, 1) = list.accumulate[j] ? list.sums_a[j][i] : 0;
   }
   for (int t = 0; t < list.term_count; ++t) {
     u64 b, a;
@@ -38,14 +42,14 @@ FHE_HD void rotation_sums_at(const RotationSums& list, const ExtendedSumArgs& s,
     for (int j = 0; j < Sums; ++j) {
       const std::uint64_t* plain = list.plains[j][t];
       const u64 p = plain ? plain[i >> list.plain_block_logs[j][t]] : 1;
-      sum_b[j] += static_cast<u128>(b) * p;
-      sum_a[j] += static_cast<u128>(a) * p;
+      sum(j, 0) += static_cast<u128>(b) * p;
+      sum(j, 1) += static_cast<u128>(a) * p;
     }
   }
 #pragma unroll
   for (int j = 0; j < Sums; ++j) {
-    list.sums_b[j][i] = reduce128(sum_b[j], row.m);
-    list.sums_a[j][i] = reduce128(sum_a[j], row.m);
+    list.sums_b[j][i] = reduce128(sum(j, 0), row.m);
+    list.sums_a[j][i] = reduce128(sum(j, 1), row.m);
   }
 }
 

@@ -132,7 +132,10 @@ void check(int terms, std::uint64_t seed) {
 
   const cuda::ExtendedSumArgs s = in.args();
   for (std::size_t r = 0; r < in.rows; ++r) {
-    for (std::size_t k = 0; k < n; ++k) cuda::terms::rotation_sums_at<Sums>(list, s, r, k);
+    for (std::size_t k = 0; k < n; ++k) {
+      unsigned __int128 slots[2 * Sums];
+      cuda::terms::rotation_sums_at<Sums>(list, s, r, k, slots, 1);
+    }
   }
 
   std::size_t mismatches = 0;
