@@ -126,7 +126,9 @@ TEST(CudaMatvec, BsgsAgreesWithDiagonal) {
 // lazy-moddown adds every partial sum before its one ModDown, so one worker
 // with all terms per call and several workers with chunks of 4 give the
 // CPU's words, in graph replays and eager runs alike (diagonal: 16 terms in
-// one launch; BSGS: 4 stored baby steps, 4 giant steps).
+// one launch; BSGS: g = 8, 2 giant steps, whose inner sums one worker forms
+// with the baby rotations, lazy_bsgs_fuses_inner_sums, and two workers from
+// the stored baby steps).
 TEST_P(CudaMatvecMethods, LazyModDownMatchesCpuWordsForAnyWorkerCount) {
   FHE_SKIP_WITHOUT_GPU();
   MatvecConfig one = small_config(GetParam(), 1, DiagonalPolicy::lazy_moddown);
