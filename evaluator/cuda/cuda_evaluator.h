@@ -244,12 +244,12 @@ class CudaEvaluator {
   enum class RegionFusion { none, single, single_or_hoisted };
   PreparedRotations prepare_rotations(const CudaCiphertext& a, const std::vector<std::uint64_t>& elements,
                                       RegionFusion fusion) const;
-  // The terms of `prepared` (its rotations' keys) times `plains` into `sum`
-  // (already shaped), the input's parts as `args` gives them.
   // The scale of accumulate_rotations' terms, after checking its operands.
   double check_rotation_sum(const CudaCiphertext& a, const std::vector<int>& steps,
                             const std::vector<const CudaBlockPlain*>& plains, const CudaCiphertext& sum,
                             const char* op) const;
+  // The terms of `prepared` (its rotations' keys) times `plains` into `sum`
+  // (already shaped), the input's parts as `args` gives them.
   void add_terms(const PreparedRotations& prepared, const cuda::ExtendedSumArgs& args,
                  const std::vector<const CudaBlockPlain*>& plains, bool accumulate, CudaCiphertext& sum) const;
   void launch_terms(cuda::ExtendedSumArgs args, const std::vector<const cuda::DeviceSwitchKey*>& keys,

@@ -359,7 +359,10 @@ void CudaMatvec::enqueue_bsgs_lazy_fused() {
   for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
     std::vector<std::vector<const CudaBlockPlain*>> diagonals(static_cast<std::size_t>(count));
     for (int j = 0; j < count; ++j) {
-      for (int i : steps) diagonals[static_cast<std::size_t>(j)].push_back(&block_diagonals_[static_cast<std::size_t>((begin + j) * g + i)]);
+      for (int i : steps) {
+        const auto diagonal = static_cast<std::size_t>((begin + j) * g + i);
+        diagonals[static_cast<std::size_t>(j)].push_back(&block_diagonals_[diagonal]);
+      }
     }
     ev.accumulate_rotations(input_, steps, diagonals, inner_sums);
   }
