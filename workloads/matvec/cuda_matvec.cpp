@@ -3,6 +3,7 @@
 #include "workloads/matvec/cuda_matvec.h"
 
 #include <algorithm>
+#include <numeric>
 #include <span>
 #include <string>
 
@@ -335,62 +336,41 @@ void CudaMatvec::enqueue_diagonal() {
   join_and_reduce();
 }
 
-// One worker whose giant steps fit one pass of rotation sums: the inner sums
-// straight from the baby steps' key products (the list form of
-// CudaEvaluator::accumulate_rotations, the same words), each baby step's key
-// streamed once for all of them and the baby steps never stored; then the
-// giant steps as in enqueue_bsgs_lazy.
+// One worker whose giant steps fit one pass of rotation sums forms their
+// inner sums straight from the baby steps' key products (the list form of
+// CudaEvaluator::accumulate_rotations, the same words): each baby step's key
+// streams once for all of them and the baby steps are never stored.
 bool CudaMatvec::fuses_bsgs_inner_sums() const {
   const auto [begin, end] = workers_[0]->range;
   return config_.method == MatvecMethod::bsgs && lazy_moddown() &&
          lazy_bsgs_fuses_inner_sums(static_cast<int>(workers_.size()), end - begin);
 }
 
-void CudaMatvec::enqueue_bsgs_lazy_fused() {
+void CudaMatvec::enqueue_bsgs_lazy() {
   const int g = bsgs_baby_steps(config_);
-  Worker& worker = *workers_[0];
-  const CudaEvaluator& ev = *worker.evaluator;
-  const auto [begin, end] = worker.range;
-  const int count = end - begin;
-  // Giant step 0 (a rotation by 0) sums into the sum, [0], itself.
-  const bool has_step0 = begin == 0;
-  std::span<CudaCiphertext> inner_sums(worker.extended.data() + (has_step0 ? 0 : 1), static_cast<std::size_t>(count));
-  for (CudaCiphertext& sum : inner_sums) sum.parts = 0;
-  for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
+  const bool fused = fuses_bsgs_inner_sums();
+  const CudaEvaluator& main = *workers_[0]->evaluator;
+  // Otherwise the baby steps 0..g-1 are kept before their ModDown, one
+  // decomposition per chunk.
+  std::vector<const CudaCiphertext*> baby;
+  std::vector<int> every_baby(static_cast<std::size_t>(g));
+  std::iota(every_baby.begin(), every_baby.end(), 0);
+  if (!fused) {
+    for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
+      main.rotate_many_extended(input_, steps,
+                                std::span<CudaCiphertext>(baby_.data() + steps.front(), steps.size()));
+    }
+    for (const CudaCiphertext& term : baby_) baby.push_back(&term);
+  }
+  // Giant steps first..first+count-1's diagonals for the baby steps `babies`.
+  auto giant_diagonals = [&](int first, int count, const std::vector<int>& babies) {
     std::vector<std::vector<const CudaBlockPlain*>> diagonals(static_cast<std::size_t>(count));
     for (int j = 0; j < count; ++j) {
-      for (int i : steps) {
-        const auto diagonal = static_cast<std::size_t>((begin + j) * g + i);
+      for (int i : babies) {
+        const auto diagonal = static_cast<std::size_t>((first + j) * g + i);
         diagonals[static_cast<std::size_t>(j)].push_back(&block_diagonals_[diagonal]);
       }
     }
-    ev.accumulate_rotations(input_, steps, diagonals, inner_sums);
-  }
-  std::vector<const CudaCiphertext*> rotated;
-  std::vector<int> steps;
-  for (int k = has_step0 ? 1 : 0; k < count; ++k) {
-    rotated.push_back(&inner_sums[static_cast<std::size_t>(k)]);
-    steps.push_back((begin + k) * g);
-  }
-  if (!has_step0) worker.extended_sum().parts = 0;
-  if (!rotated.empty()) ev.accumulate_extended_rotations(rotated, steps, worker.extended_sum());
-  worker.has_sum = worker.extended_sum().parts != 0;
-  join_and_reduce();
-}
-
-void CudaMatvec::enqueue_bsgs_lazy() {
-  if (fuses_bsgs_inner_sums()) return enqueue_bsgs_lazy_fused();
-  const int g = bsgs_baby_steps(config_);
-  const CudaEvaluator& main = *workers_[0]->evaluator;
-  // Baby steps 0..g-1 kept before their ModDown, one decomposition per chunk.
-  for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
-    main.rotate_many_extended(input_, steps, std::span<CudaCiphertext>(baby_.data() + steps.front(), steps.size()));
-  }
-  std::vector<const CudaCiphertext*> baby;
-  for (const CudaCiphertext& term : baby_) baby.push_back(&term);
-  auto giant_diagonals = [&](int j) {
-    std::vector<const CudaBlockPlain*> diagonals;
-    for (int i = 0; i < g; ++i) diagonals.push_back(&block_diagonals_[static_cast<std::size_t>(j * g + i)]);
     return diagonals;
   };
   // Per giant step (across workers): the inner sum over QP, rotated from
@@ -407,15 +387,20 @@ void CudaMatvec::enqueue_bsgs_lazy() {
     const int pass = static_cast<int>(worker.extended.size()) - 1;
     for (int first = begin; first < end; first += pass) {
       const int count = std::min(pass, end - first);
-      std::vector<std::vector<const CudaBlockPlain*>> diagonals;
-      for (int j = first; j < first + count; ++j) diagonals.push_back(giant_diagonals(j));
       // Giant step 0 (a rotation by 0) writes its inner sum into the sum,
       // [0], instead of a copy there; the others go to [1..] and are rotated
       // into it.
       const bool has_step0 = first == 0;
       std::span<CudaCiphertext> inner_sums(worker.extended.data() + (has_step0 ? 0 : 1),
                                            static_cast<std::size_t>(count));
-      ev.multiply_plain_sums(baby, diagonals, inner_sums);
+      if (fused) {
+        for (CudaCiphertext& sum : inner_sums) sum.parts = 0;
+        for (const std::vector<int>& steps : hoist_chunks(0, g, config_.hoist)) {
+          ev.accumulate_rotations(input_, steps, giant_diagonals(first, count, steps), inner_sums);
+        }
+      } else {
+        ev.multiply_plain_sums(baby, giant_diagonals(first, count, every_baby), inner_sums);
+      }
       // The pass's giant-step rotations together: their c1 come down to Q
       // in one batched ModDown.
       std::vector<const CudaCiphertext*> rotated;

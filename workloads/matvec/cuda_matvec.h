@@ -106,7 +106,6 @@ class CudaMatvec {
   void enqueue_bsgs();
   void enqueue_bsgs_lazy();
   bool fuses_bsgs_inner_sums() const;
-  void enqueue_bsgs_lazy_fused();
   void fork();
   void join_and_reduce();
 

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <memory>
 #include <random>
-#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -24,6 +23,7 @@
 #include "fhe/ckks/galois.h"
 #include "fhe/core/error.h"
 #include "fhe/ntt/registry.h"
+#include "tests/evaluator/gpu/extended_sum_fixture.h"
 #include "tests/fhe/gpu/kernel_emulator.h"
 #include "tests/fhe/ntt_test_util.h"
 
@@ -49,34 +49,30 @@ struct Case {
 u64 mul(u64 x, u64 y, u64 q) { return static_cast<u64>(static_cast<unsigned __int128>(x) * y % q); }
 u64 add(u64 x, u64 y, u64 q) { return (x + y) % q; }
 
-// What both checks build alike: the rows' primes (row 0 unused, which
-// exercises the offsets; with narrow_bits the Q rows narrow and the P rows
-// wide, a preset's mix), the digits in coefficient form with the NTT
-// emulator's passes but the last run on them, their complete transforms
-// (the reference), each digit's own Q rows in the decomposed part where
-// the passes skip them, a key of first_digit + digits components in the
-// device layout, c0 and [P]_(q), and the sums' arguments over them.
-static constexpr std::size_t kFirstRow = 1;
-static constexpr int kFirstDigit = 1;
+// What both checks build on: the extended rows' primes (with narrow_bits
+// the Q rows narrow and the P rows wide, a preset's mix), digits, c0, [P]_(q)
+// and keys (testing::ExtendedSumFixture); the NTT emulator's passes but the
+// last run on the digits in coefficient form, their complete transforms
+// (the reference), and each digit's own Q rows in the decomposed part where
+// the passes skip them.
+constexpr std::size_t kFirstRow = testing::ExtendedSumFixture::kFirstRow;
+constexpr int kFirstDigit = testing::ExtendedSumFixture::kFirstDigit;
+
+std::vector<u64> fused_moduli(int log_n, int bits, int narrow_bits, int q_rows, int p_rows) {
+  std::vector<u64> moduli = testing::ntt_moduli(log_n, static_cast<int>(kFirstRow) + q_rows + p_rows, bits);
+  if (narrow_bits > 0) {
+    const std::vector<u64> narrow = testing::ntt_moduli(log_n, 1 + q_rows, narrow_bits);
+    std::copy(narrow.begin(), narrow.end(), moduli.begin());
+  }
+  return moduli;
+}
 
 template <typename Word>
-struct FusedInputs {
+struct FusedInputs : testing::ExtendedSumFixture {
   FusedInputs(const char* backend_name, int log_n_, int bits, int narrow_bits, int digit_count, int q_rows_,
               int p_rows, bool skip_own, std::uint64_t seed)
-      : log_n(log_n_),
-        n(std::size_t{1} << log_n_),
-        q_rows(static_cast<std::size_t>(q_rows_)),
-        rows(static_cast<std::size_t>(q_rows_ + p_rows)),
-        digits(static_cast<std::size_t>(digit_count)),
-        key_rows(kFirstRow + rows),
-        rng(seed) {
-    moduli = testing::ntt_moduli(log_n, static_cast<int>(key_rows), bits);
-    if (narrow_bits > 0) {
-      const std::vector<u64> narrow = testing::ntt_moduli(log_n, 1 + q_rows_, narrow_bits);
-      std::copy(narrow.begin(), narrow.end(), moduli.begin());
-    }
-    ext.resize(digits * rows * n);
-    for (std::size_t i = 0; i < ext.size(); ++i) ext[i] = random_row_word(kFirstRow + (i / n) % rows);
+      : ExtendedSumFixture(fused_moduli(log_n_, bits, narrow_bits, q_rows_, p_rows), log_n_,
+                           static_cast<std::size_t>(q_rows_), static_cast<std::size_t>(digit_count), seed) {
     transformed = ext;
     const auto word = bits > 30 ? WordType::int64 : WordType::int32;
     const auto oracle = ntt::make_plan("radix2_indexed", {}, log_n, moduli, word);
@@ -100,48 +96,12 @@ struct FusedInputs {
     }
     emulator = std::make_unique<testing::KernelEmulator<Word>>(ntt::backend_info(backend_name), log_n, moduli, 132);
     region = emulator->forward_before_region(ext, {kFirstRow, rows}, digits, skip_own ? starts.data() : nullptr);
-    layout = switch_key_layout(moduli, n);
-    c0.resize(q_rows * n);
-    for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = random_row_word(kFirstRow + i / n);
-    for (std::size_t id = 0; id < key_rows; ++id) {
-      p_mod_q.push_back(random_row_word(id));
-      p_shoup.push_back(shoup_companion<u64>(p_mod_q.back(), moduli[id]));
-      device_moduli.emplace_back(moduli[id]);
-    }
   }
 
-  u64 random_row_word(std::size_t id) { return rng() % moduli[id]; }
-
-  // A random key (component c, key row id at [(c key_rows + id) n + k])
-  // and its device layout.
-  std::pair<std::vector<u64>, std::vector<std::uint8_t>> random_key() {
-    const std::size_t components = kFirstDigit + digits;
-    std::vector<u64> key(components * 2 * key_rows * n);
-    for (std::size_t i = 0; i < key.size(); ++i) key[i] = random_row_word((i / n) % key_rows);
-    std::vector<std::uint8_t> packed(components * layout.digit_bytes());
-    for (std::size_t d = 0; d < components; ++d) {
-      const std::span<const u64> b = std::span(key).subspan(2 * d * key_rows * n, key_rows * n);
-      const std::span<const u64> a = std::span(key).subspan((2 * d + 1) * key_rows * n, key_rows * n);
-      pack_switch_key_digit(b, a, layout, std::span(packed).subspan(d * layout.digit_bytes(), layout.digit_bytes()));
-    }
-    return {std::move(key), std::move(packed)};
-  }
-
+  // The fixture's arguments, with the decomposed part where the passes skip rows.
   cuda::ExtendedSumArgs sum_args() const {
-    cuda::ExtendedSumArgs s;
-    s.extended = const_cast<u64*>(ext.data());
-    s.digits = static_cast<int>(digits);
-    s.first_digit = kFirstDigit;
-    s.key_layout = layout;
-    s.c0 = c0.data();
+    cuda::ExtendedSumArgs s = ExtendedSumFixture::sum_args();
     s.decomposed = starts.empty() ? nullptr : decomposed.data();
-    s.p_mod_q = p_mod_q.data();
-    s.p_mod_q_shoup = p_shoup.data();
-    s.first_row = kFirstRow;
-    s.q_rows = q_rows;
-    s.rows = rows;
-    s.log_n = log_n;
-    s.moduli = device_moduli.data();
     return s;
   }
 
@@ -160,15 +120,10 @@ struct FusedInputs {
     return sum;
   }
 
-  int log_n;
-  std::size_t n, q_rows, rows, digits, key_rows;
-  std::mt19937_64 rng;
-  std::vector<u64> moduli, ext, transformed, decomposed, c0, p_mod_q, p_shoup;
+  std::vector<u64> transformed, decomposed;
   std::vector<std::uint32_t> starts;
-  std::vector<Modulus<u64>> device_moduli;
   std::unique_ptr<testing::KernelEmulator<Word>> emulator;
   ntt::gpu::PassArgs<Word> region{};
-  SwitchKeyLayout layout{};
 };
 
 // The kernel's three phases over every block of the launch, as the device
