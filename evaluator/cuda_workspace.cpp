@@ -20,6 +20,11 @@ CudaWorkspaceWords cuda_workspace_words(const Preset& preset) {
           kHoistedRotationsPerLaunch * 2 * (q + p) * n};
 }
 
+bool key_terms_fit_32_bit_offsets(const Preset& preset) {
+  constexpr std::size_t kWords32 = std::size_t{1} << 32;
+  return device_switch_key_bytes(preset) / 8 < kWords32 && cuda_workspace_words(preset).extended < kWords32;
+}
+
 namespace {
 
 // Secret key over QP, public key (b, a) over Q, the key-switching keys, a

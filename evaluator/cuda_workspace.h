@@ -28,6 +28,14 @@ struct CudaWorkspaceWords {
 
 CudaWorkspaceWords cuda_workspace_words(const Preset& preset);
 
+// Whether 32-bit word offsets reach every word of one key-switching key
+// and of the hoisted digits (the `extended` workspace): the rotation
+// kernels address both so (key_terms.cuh; a 64-bit product per digit and
+// load took a fifth of their instructions). True at every preset here
+// (the largest key, logN 17 with 17 digits, is about 2^29 words); a
+// CudaEvaluator refuses a preset beyond it.
+bool key_terms_fit_32_bit_offsets(const Preset& preset);
+
 // Bytes of the device keys (evaluator/cuda/device_keys.h) of an engine with
 // `galois_keys` Galois keys: the secret key over QP rows, the public key
 // over Q rows, the relinearization and Galois key-switching keys (in

@@ -72,6 +72,10 @@ CudaEvaluator::CudaEvaluator(const CkksEngine& engine, CudaEvaluatorOptions opti
                           engine.device().str() + " (share keys() of an evaluator whose engine holds the same "
                           "key set: the same engine, or one this engine adopt_keys-ed)");
   }
+  if (!key_terms_fit_32_bit_offsets(preset)) {
+    throw InvalidArgument("CudaEvaluator: preset " + preset.name + " has keys or hoisted digits beyond 2^32 words, "
+                          "which the rotation kernels' 32-bit offsets do not reach");
+  }
   // Estimate before allocating anything, so a small device fails cleanly.
   CudaMemoryEstimate estimate = estimate_memory(engine);
   if (options.shared_keys) estimate.key_bytes = 0;

@@ -167,7 +167,7 @@ __global__ void inner_product_kernel(const u64* __restrict__ extended, int digit
   const std::size_t r = blockIdx.y;
   if (k >= n) return;
   const DeviceModulus m = moduli[first_row + r];
-  const auto digit_word = [&](int d) { return ExtendedDigits{extended, out.rows, n, r}(d, k); };
+  const auto digit_word = [&](int d) { return ExtendedDigits<>{extended, out.rows, n, r}(d, k); };
   key_inner_product<1, true>(digit_word, digits, key, layout, first_digit, first_row + r, k, m, out.row_b(r)[k],
                              out.row_a(r)[k]);
 }
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(kBlock, 5)
   for (int t = 0; t < count; ++t) {
     u64 b, a;
     rotation_term<5, true, true, 2, NarrowSums::split>(list.term[t], s, row, r, k,
-                                                       ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+                                                       ExtendedDigits<std::size_t>{s.extended, s.rows, n, r}, b, a);
     sum_b = add_mod(sum_b, b, row.m.value);
     sum_a = add_mod(sum_a, a, row.m.value);
   }
@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(kBlock, 5)
   if (k >= n) return;
   u64 b, a;
   rotation_term<5, true, true, 2, NarrowSums::split>(list.term[t], s, term_row(s, r), r, k,
-                                                     ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+                                                     ExtendedDigits<>{s.extended, s.rows, n, r}, b, a);
   const SplitRows out{outs.b[t], outs.a[t], outs.p[t], s.q_rows, s.rows, n};
   out.row_b(r)[k] = b;
   out.row_a(r)[k] = a;

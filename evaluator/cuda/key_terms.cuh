@@ -240,9 +240,12 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
   if constexpr (PredicatedRounds) {
     // Addressed in 64-bit words from the key's start (digit_bytes is a
     // multiple of 8), every load's from scratch: of the shapes tried, the
-    // rotation kernels' fewest registers (64; 48 with 64-bit keys).
+    // rotation kernels' fewest registers (64; 48 with 64-bit keys). The
+    // digit's offset is a 32-bit product (key_terms_fit_32_bit_offsets,
+    // cuda_workspace.h): as a 64-bit one it took about 10 uniform
+    // instructions a digit, a fifth of a narrow round (session 70).
     const auto* key64 = reinterpret_cast<const u64*>(key);
-    const std::size_t digit_words = digit_bytes / 8;
+    const auto digit_words = static_cast<std::uint32_t>(digit_bytes / 8);
     for (int first = 0; first < digits; first += DigitsPerRound) {
       u64 x[DigitsPerRound];
       KeyPair<kRaw> pairs[DigitsPerRound];
@@ -250,7 +253,7 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
       for (int j = 0; j < DigitsPerRound; ++j) {
         const int d = first + j;
         const bool live = d < digits;
-        const std::size_t digit = static_cast<std::size_t>(first_digit + d) * digit_words;
+        const std::size_t digit = static_cast<std::uint32_t>(first_digit + d) * digit_words;
         x[j] = live ? digit_word(d) : 0;
         pairs[j] = {};
         if (live) {
@@ -309,12 +312,17 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const std::uint8
 // Digit d's word at (extended row r, position source_k) of the hoisted
 // decomposition (digits x rows x n in global memory), read-only for the
 // kernel: through the non-coherent path, as when it was a __restrict__
-// kernel parameter (a plain load made rotate_many[4] 1.2 % slower).
+// kernel parameter (a plain load made rotate_many[4] 1.2 % slower). The
+// row's offset is computed in Offset: 32 bits (key_terms_fit_32_bit_offsets)
+// save the rotation kernels about 4 instructions a digit; rotation_terms_kernel
+// keeps 64 (at its 48-register cap the 32-bit form spilled 92 bytes).
+template <typename Offset = std::uint32_t>
 struct ExtendedDigits {
   const u64* extended;
   std::size_t rows, n, r;
   FHE_HD u64 operator()(int d, std::size_t source_k) const {
-    return load_read_only(extended + (static_cast<std::size_t>(d) * rows + r) * n + source_k);
+    const Offset row = static_cast<Offset>(d) * static_cast<Offset>(rows) + static_cast<Offset>(r);
+    return load_read_only(extended + std::size_t{row * static_cast<Offset>(n)} + source_k);
   }
 };
 

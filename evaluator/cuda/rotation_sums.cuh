@@ -37,7 +37,7 @@ FHE_HD void rotation_sums_at(const RotationSums& list, const ExtendedSumArgs& s,
   for (int t = 0; t < list.term_count; ++t) {
     u64 b, a;
     rotation_term<5, true, true, 2, NarrowSums::split>(list.terms[t], s, row, r, k,
-                                                       ExtendedDigits{s.extended, s.rows, row.n, r}, b, a);
+                                                       ExtendedDigits<>{s.extended, s.rows, row.n, r}, b, a);
 #pragma unroll
     for (int j = 0; j < Sums; ++j) {
       const std::uint64_t* plain = list.plains[j][t];

@@ -6,9 +6,11 @@
 // GPU, by the evaluator's word tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "evaluator/cuda_workspace.h"
 #include "evaluator/switch_key_layout.h"
 #include "fhe/core/error.h"
 #include "fhe/params/preset.h"
@@ -29,6 +31,21 @@ TEST(SwitchKeyLayout, NarrowRowsAreTheLeadingPrimesBelow2To48) {
   // A wide prime ends the narrow prefix, even with narrow ones after it.
   const std::vector<std::uint64_t> primes = {97, 193, (std::uint64_t{1} << 48) + 1, 257};
   EXPECT_EQ(switch_key_layout(primes, 4).narrow_rows, 2u);
+}
+
+// The rotation kernels address a key's words and the hoisted digits' in 32
+// bits (key_terms.cuh): every preset fits, with room (the largest key is
+// below 2^29 words); N = 2^24 at the default preset's primes does not.
+TEST(SwitchKeyLayout, EveryPresetsKeyTermsFit32BitOffsets) {
+  std::size_t largest_key_words = 0;
+  for (const Preset& preset : all_presets()) {
+    EXPECT_TRUE(key_terms_fit_32_bit_offsets(preset)) << preset.name;
+    largest_key_words = std::max(largest_key_words, device_switch_key_bytes(preset) / 8);
+  }
+  EXPECT_LT(largest_key_words, std::size_t{1} << 29);
+  Preset huge = preset_by_name(kDefaultPresetName);
+  huge.log_n = 24;  // 10 digits of 488 x 2^24 bytes: 2^30 words a digit
+  EXPECT_FALSE(key_terms_fit_32_bit_offsets(huge));
 }
 
 std::vector<std::uint8_t> bytes_at(const std::vector<std::uint8_t>& bytes, std::size_t at, std::size_t count) {

@@ -6,7 +6,7 @@
 // and over the 64-bit sums' most digits, against the sum of digit x key word
 // products in plain modular arithmetic, with keys packed in the device layout
 // (switch_key_layout.h) over narrow rows (40- and 48-bit primes) beside
-// wide ones (60-bit).
+// wide ones (60-bit); and the rotation kernels' loader of the hoisted digits.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -108,6 +108,24 @@ TEST(KeyTermsEmulation, TheSplitSumsStayExactAtTheirMostDigits) {
   const Fixture f(48, true, cuda::terms::kMaxSplitSumDigits);
   EXPECT_EQ((f.mismatches<5, true, 2, kSplit>()), 0u);
   EXPECT_EQ((f.mismatches<10, false, 10, kChained>()), 0u);
+}
+
+// The rotation kernels' loader of the hoisted digits (ExtendedDigits), in
+// 32-bit offsets and in 64: digit d's row r at word source_k.
+TEST(KeyTermsEmulation, ExtendedDigitsReadTheDigitsRowAndWord) {
+  const Fixture f(40);
+  std::size_t bad = 0;
+  for (std::size_t r = 0; r < f.rows; ++r) {
+    const cuda::terms::ExtendedDigits<> narrow{f.digits.data(), f.rows, f.n, r};
+    const cuda::terms::ExtendedDigits<std::size_t> wide{f.digits.data(), f.rows, f.n, r};
+    for (int d = 0; d < f.digit_count; ++d) {
+      for (std::size_t k = 0; k < f.n; ++k) {
+        const u64 want = f.digits[(static_cast<std::size_t>(d) * f.rows + r) * f.n + k];
+        bad += (narrow(d, k) != want) + (wide(d, k) != want);
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ void check(int terms, std::uint64_t seed) {
         for (int t = 0; t < terms; ++t) {
           u64 b, a;
           cuda::terms::rotation_term<5, true, true, 2, cuda::terms::NarrowSums::split>(
-              list.terms[t], s, row, r, k, cuda::terms::ExtendedDigits{s.extended, s.rows, n, r}, b, a);
+              list.terms[t], s, row, r, k, cuda::terms::ExtendedDigits<>{s.extended, s.rows, n, r}, b, a);
           const u64* plain = list.plains[j][t];
           const u64 p = plain ? plain[w >> list.plain_block_logs[j][t]] : 1;
           want_b = (want_b + mul(b, p, q)) % q;
