@@ -46,5 +46,3 @@ int register_all() {
 const int registered = register_all();
 
 }  // namespace
-
-BENCHMARK_MAIN();
