@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   const std::size_t matched = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (matched == 0) {
-    std::fprintf(stderr, "fhelium_bench: --benchmark_filter matched no benchmark (--benchmark_list_tests=true lists them)\n");
+    std::fprintf(stderr,
+                 "fhelium_bench: --benchmark_filter matched no benchmark (--benchmark_list_tests=true lists them)\n");
     return 1;
   }
   return 0;
