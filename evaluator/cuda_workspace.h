@@ -30,8 +30,8 @@ CudaWorkspaceWords cuda_workspace_words(const Preset& preset);
 
 // Whether 32-bit word offsets reach every word of one key-switching key
 // and of the hoisted digits (the `extended` workspace): the rotation
-// kernels address both so (key_terms.cuh; a 64-bit product per digit and
-// load took a fifth of their instructions). True at every preset here
+// kernels address both so (key_terms.cuh; the 64-bit products took a
+// fifth of a narrow round's instructions). True at every preset here
 // (the largest key, logN 17 with 17 digits, is about 2^29 words); a
 // CudaEvaluator refuses a preset beyond it.
 bool key_terms_fit_32_bit_offsets(const Preset& preset);

@@ -247,10 +247,10 @@ void CudaEvaluator::accumulate_rotations(const CudaCiphertext& a, const std::vec
     throw InvalidArgument(std::string(op) + ": " + std::to_string(sums.size()) + " sums and " +
                           std::to_string(plains.size()) + " plaintext lists (one per sum, at least one)");
   }
+  if (sums.size() == 1) return accumulate_rotations(a, steps, plains[0], sums[0]);  // its fused one-step path
   // Every sum checked before any changes.
   std::vector<double> scales;
   for (std::size_t j = 0; j < sums.size(); ++j) scales.push_back(check_rotation_sum(a, steps, plains[j], sums[j], op));
-  if (sums.size() == 1) return accumulate_rotations(a, steps, plains[0], sums[0]);  // its fused one-step path
   const PreparedRotations prepared =
       prepare_rotations(a, engine_.galois_elements_for_steps(steps), RegionFusion::none);
   cuda::ExtendedSumArgs args = extended_sum_args(a);

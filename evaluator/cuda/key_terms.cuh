@@ -242,8 +242,8 @@ FHE_HD void key_inner_product_at(DigitWord digit_word, int digits, const std::ui
     // multiple of 8), every load's from scratch: of the shapes tried, the
     // rotation kernels' fewest registers (64; 48 with 64-bit keys). The
     // digit's offset is a 32-bit product (key_terms_fit_32_bit_offsets,
-    // cuda_workspace.h): as a 64-bit one it took about 10 uniform
-    // instructions a digit, a fifth of a narrow round (session 70).
+    // cuda_workspace.h): about 5 instructions a digit fewer than a 64-bit
+    // one (rotation_sums_kernel's narrow round 280 -> 253, session 70).
     const auto* key64 = reinterpret_cast<const u64*>(key);
     const auto digit_words = static_cast<std::uint32_t>(digit_bytes / 8);
     for (int first = 0; first < digits; first += DigitsPerRound) {
@@ -314,8 +314,10 @@ FHE_HD void key_inner_product(DigitWord digit_word, int digits, const std::uint8
 // kernel: through the non-coherent path, as when it was a __restrict__
 // kernel parameter (a plain load made rotate_many[4] 1.2 % slower). The
 // row's offset is computed in Offset: 32 bits (key_terms_fit_32_bit_offsets)
-// save the rotation kernels about 4 instructions a digit; rotation_terms_kernel
-// keeps 64 (at its 48-register cap the 32-bit form spilled 92 bytes).
+// save the rotation kernels about 8 instructions a digit (with the key's
+// 32-bit offsets a narrow round of rotation_sums_kernel went 280 -> 216);
+// rotation_terms_kernel keeps 64 (at its 48-register cap the 32-bit form
+// spilled 92 bytes).
 template <typename Offset = std::uint32_t>
 struct ExtendedDigits {
   const u64* extended;
