@@ -5,6 +5,7 @@
 // which time radix16 and group8 only).
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
 #include <cstdio>
 
 int main(int argc, char** argv) {
