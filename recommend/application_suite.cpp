@@ -48,7 +48,7 @@ std::string matvec_includes(const fhe::Preset& preset, const fhe::workloads::Mat
   } else {
     const int g = fhe::workloads::bsgs_baby_steps(c);
     rotations = std::to_string(g - 1) + " baby-step rotations" + hoist + ", " +
-                std::to_string(c.dim / g - 1) + " giant-step rotations of the inner sums" +
+                std::to_string(fhe::workloads::bsgs_giant_steps(c) - 1) + " giant-step rotations of the inner sums" +
                 (lazy ? " (each inner sum over QP rotated in that form: only its c1 brought down to Q and key switched)" : "");
   }
   const std::string rescales =

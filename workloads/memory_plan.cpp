@@ -49,7 +49,7 @@ std::size_t ciphertext_bytes(const Preset& preset, int level) {
 
 int lazy_bsgs_inner_sums(const MatvecConfig& config) {
   if (config.method != MatvecMethod::bsgs || config.policy != DiagonalPolicy::lazy_moddown) return 0;
-  const int giant_steps = config.dim / bsgs_baby_steps(config);
+  const int giant_steps = bsgs_giant_steps(config);
   const int workers = std::max(config.workers, 1);
   const int largest_range = (giant_steps + workers - 1) / workers;  // of partition_range
   return std::min(largest_range, kLazyBsgsInnerSumsPerPass);
@@ -84,7 +84,7 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
       : device == DeviceKind::cuda
           ? extended_part_bytes >> periodic_block_log(preset.n(), static_cast<std::size_t>(config.dim))
           : extended_part_bytes;
-  plan.items.push_back({"diagonals", static_cast<std::size_t>(config.dim) * diagonal_bytes});
+  plan.items.push_back({"diagonals", static_cast<std::size_t>(matvec_diagonal_count(config)) * diagonal_bytes});
   // Per worker, what CudaMatvec allocates: its evaluator's workspaces, the
   // diagonal chunk's rotations (batch/loop), product, pending, rescaled and
   // sum (bsgs: an inner sum and its rotation), and under lazy-moddown the
@@ -103,7 +103,7 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
                                  (chunk + 4 + (bsgs ? 2 : 0)) * ciphertext + extended_sums * extended;
   const int baby_steps = bsgs ? bsgs_baby_steps(config) : 1;
   const auto g = static_cast<std::size_t>(baby_steps);
-  const bool stored = !lazy || !lazy_bsgs_fuses_inner_sums(config.workers, config.dim / baby_steps);
+  const bool stored = !lazy || !lazy_bsgs_fuses_inner_sums(config.workers, bsgs ? bsgs_giant_steps(config) : 0);
   const std::size_t once = ciphertext + (bsgs && stored ? (lazy ? g * extended : (g - 1) * ciphertext) : 0);
   plan.items.push_back({"workspaces", workers * per_worker + once});
   return plan;

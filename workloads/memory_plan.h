@@ -41,7 +41,7 @@ int lazy_bsgs_inner_sums(const MatvecConfig& config);
 // Up to this many giant steps of one worker take their inner sums straight
 // from the baby steps' key products, one pass over the keys
 // (cuda::kMaxRotationSums): the baby steps are then not stored.
-inline constexpr int kLazyBsgsFusedInnerSums = 4;
+inline constexpr int kLazyBsgsFusedInnerSums = 5;
 // Whether a lazy BSGS of `workers` workers, one of them holding
 // `giant_steps` giant steps, fuses its inner sums so (CudaMatvec): one
 // worker (several would each form every baby step) and 1 to

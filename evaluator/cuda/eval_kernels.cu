@@ -205,8 +205,8 @@ __global__ void __launch_bounds__(kBlock, 5)
 
 // One thread per (extended row, k), as rotation_terms_kernel, with every
 // term multiplied into each of the Sums sums as it is formed
-// (rotation_sums.cuh), the 128-bit sums in shared memory (32 KB a block
-// for four): four blocks an SM.
+// (rotation_sums.cuh), the 128-bit sums in shared memory (40 KB a block
+// for five): four blocks an SM.
 template <int Sums>
 __global__ void __launch_bounds__(kBlock, 4)
     rotation_sums_kernel(const __grid_constant__ RotationSums list, const __grid_constant__ ExtendedSumArgs s) {
@@ -430,7 +430,7 @@ void launch_rotation_sums(const RotationSums& sums, const ExtendedSumArgs& args,
   }
   using Kernel = void (*)(RotationSums, ExtendedSumArgs);
   constexpr Kernel kernels[] = {rotation_sums_kernel<1>, rotation_sums_kernel<2>, rotation_sums_kernel<3>,
-                                rotation_sums_kernel<4>};
+                                rotation_sums_kernel<4>, rotation_sums_kernel<5>};
   static_assert(std::size(kernels) == kMaxRotationSums);
   const dim3 grid(blocks_for(std::size_t{1} << args.log_n), static_cast<unsigned>(args.rows));
   const std::size_t shared = std::size_t{2} * static_cast<std::size_t>(sums.sum_count) * kBlock * sizeof(u128);

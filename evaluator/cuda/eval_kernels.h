@@ -124,7 +124,7 @@ void launch_rotation_outputs(const RotationTerm* terms, int count, std::uint64_t
 // (32 products of words below 2^61 and a carried word), one reduction a
 // sum and launch.
 inline constexpr int kMaxRotationSumTerms = 32;  // terms per launch
-inline constexpr int kMaxRotationSums = 4;       // sums per launch (a thread's 128-bit sums in shared memory)
+inline constexpr int kMaxRotationSums = 5;       // sums per launch (a thread's 128-bit sums in shared memory)
 struct RotationSums {
   RotationTerm terms[kMaxRotationSumTerms];
   // [sum][term]: word i of a plaintext is plains[j][t][i >> plain_block_logs[j][t]]; null: times 1.

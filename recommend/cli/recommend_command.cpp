@@ -6,6 +6,7 @@
 
 #include "fhe/core/device.h"
 #include "recommend/atomic_file.h"
+#include "workloads/matvec/matvec_config.h"
 #include "recommend/cli/commands.h"
 #include "recommend/ranked_table.h"
 #include "recommend/recommend_request.h"
@@ -30,9 +31,7 @@ void add_application_options(CLI::App& command, ApplicationOptions& application)
       ->capture_default_str();
   command.add_option("--hoist", application.hoist, "matvec: rotations per hoisted decomposition")
       ->capture_default_str();
-  command.add_option("--baby-steps", application.baby_steps,
-                     "matvec, bsgs: baby steps g (power of two; default: smallest g with g*g >= d, "
-                     "lazy-moddown: 32 at d = 128)");
+  command.add_option("--baby-steps", application.baby_steps, std::string("matvec, ") + fhe::workloads::kBabyStepsHelp);
   command.add_option("--batch", application.batch, "matvec: products per rescale under batch")
       ->capture_default_str();
   command.add_option("--workers", application.workers, "matvec: rotation-parallel workers")

@@ -340,8 +340,7 @@ void add_workload_matvec_command(CLI::App& workload) {
   m->add_option("--policy", matvec->policy, "Diagonal policy: batch, loop or lazy-moddown")->capture_default_str();
   m->add_option("--hoist", matvec->config.hoist, "Rotations per hoisted decomposition")
       ->capture_default_str();
-  m->add_option("--baby-steps", matvec->config.baby_steps,
-                "bsgs: baby steps g (power of two; default: smallest g with g*g >= d, lazy-moddown: 32 at d = 128)");
+  m->add_option("--baby-steps", matvec->config.baby_steps, fhe::workloads::kBabyStepsHelp);
   auto* batch = m->add_option("--batch", matvec->config.batch, "Terms per rescale under --policy batch")
                     ->capture_default_str();
   m->add_option("--workers", matvec->config.workers, "Rotation-parallel workers")

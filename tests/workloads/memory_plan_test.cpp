@@ -153,10 +153,12 @@ TEST(MemoryPlan, LazyMatvecsOnCudaCountOneDiagonalWordABlock) {
   const std::size_t qp_rows = preset.qp_rows();
   for (const MatvecMethod method : {MatvecMethod::bsgs, MatvecMethod::diagonal}) {
     const MatvecConfig lazy{.dim = 128, .method = method, .policy = DiagonalPolicy::lazy_moddown};
+    // bsgs: g = 26, 5 giant steps of 26 diagonals, the last 2 of them zero.
+    const std::size_t diagonals = method == MatvecMethod::bsgs ? 130 : 128;
     EXPECT_EQ(plan_matvec_memory(preset, lazy, fhe::DeviceKind::cuda).bytes_of("diagonals"),
-              128 * qp_rows * 256 * 8);
+              diagonals * qp_rows * 256 * 8);
     EXPECT_EQ(plan_matvec_memory(preset, lazy, fhe::DeviceKind::cpu).bytes_of("diagonals"),
-              128 * qp_rows * preset.n() * 8);
+              diagonals * qp_rows * preset.n() * 8);
     MatvecConfig sixteen = lazy;
     sixteen.dim = 16;  // blocks of 2048
     EXPECT_EQ(plan_matvec_memory(preset, sixteen, fhe::DeviceKind::cuda).bytes_of("diagonals"),

@@ -180,14 +180,14 @@ CudaMatvec::CudaMatvec(const CkksEngine& engine, MatvecConfig config, CudaMatvec
   }
   // One slot per diagonal, so indices stay those of the diagonals; another
   // rank's stay empty (never read here).
-  const auto dim = static_cast<std::size_t>(config_.dim);
+  const int diagonal_count = matvec_diagonal_count(config_);
   if (lazy) {
-    block_diagonals_.resize(dim);
+    block_diagonals_.resize(static_cast<std::size_t>(diagonal_count));
   } else {
-    diagonals_.resize(dim);
+    diagonals_.resize(static_cast<std::size_t>(diagonal_count));
   }
   std::vector<int> used;
-  for (int s = 0; s < config_.dim; ++s) {
+  for (int s = 0; s < diagonal_count; ++s) {
     if (share_uses_diagonal(config_, share_, s)) used.push_back(s);
   }
   cuda::StagedUploader staging;  // one diagonal copied while the next is formed

@@ -48,8 +48,8 @@ void validate(const MatvecConfig& config, std::size_t slots) {
                             std::string(method_name(config.method)) + ")");
     }
     const int g = config.baby_steps;
-    if (g < 2 || (g & (g - 1)) != 0 || g > config.dim) {
-      throw InvalidArgument("--baby-steps " + std::to_string(g) + " must be a power of two in [2, " +
+    if (g < 2 || g > config.dim) {
+      throw InvalidArgument("--baby-steps " + std::to_string(g) + " must be in [2, " +
                             std::to_string(config.dim) + "] (the dimension)");
     }
   }

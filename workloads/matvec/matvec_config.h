@@ -26,12 +26,16 @@ struct MatvecConfig {
   MatvecMethod method = MatvecMethod::diagonal;
   DiagonalPolicy policy = DiagonalPolicy::batch;
   int hoist = 64;                      // rotations per hoisted decomposition
-  int baby_steps = 0;                  // bsgs: g (power of two in [2, d]); 0 = automatic
-                                       // (bsgs_baby_steps: smallest g with g * g >= d)
+  int baby_steps = 0;                  // bsgs: g in [2, d]; 0 = automatic (bsgs_baby_steps)
   int batch = 16;                      // terms per rescale under `batch`
   int workers = 1;                     // rotation-parallel workers (threads / streams)
   std::uint64_t seed = 1;              // matrix and vector draws
 };
+
+// The --baby-steps option's help, the same for every command that takes it.
+inline constexpr const char* kBabyStepsHelp =
+    "bsgs: baby steps g in [2, d] (default: batch / loop the smallest power of two with g*g >= d, "
+    "lazy-moddown the g of least modelled cost: 26 at d = 128)";
 
 std::string_view method_name(MatvecMethod method);
 std::string_view policy_name(DiagonalPolicy policy);
@@ -39,8 +43,8 @@ MatvecMethod parse_method(std::string_view text);    // throws InvalidArgument
 DiagonalPolicy parse_policy(std::string_view text);  // throws InvalidArgument
 
 // Checks the configuration against the slot count: d a power of two in
-// [2, slots], hoist/batch/workers >= 1, baby_steps 0 or (bsgs only) a power
-// of two in [2, d]. Throws InvalidArgument naming the field.
+// [2, slots], hoist/batch/workers >= 1, baby_steps 0 or (bsgs only) in
+// [2, d]. Throws InvalidArgument naming the field.
 void validate(const MatvecConfig& config, std::size_t slots);
 
 }  // namespace fhe::workloads

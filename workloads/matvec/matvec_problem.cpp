@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "workloads/memory_plan.h"
+
 namespace fhe::workloads {
 
 MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed) {
@@ -32,6 +34,7 @@ std::vector<double> MatvecProblem::input_slots() const {
 
 std::vector<double> MatvecProblem::diagonal_slots(int s, int pre_rotation) const {
   std::vector<double> out(slots);
+  if (s >= dim) return out;
   for (std::size_t t = 0; t < slots; ++t) {
     // Right rotation by r: out[t] = diag[t - r].
     const std::size_t source = (t + slots - static_cast<std::size_t>(pre_rotation) % slots) % slots;
@@ -47,17 +50,33 @@ double MatvecProblem::max_abs_error(const std::vector<double>& result_slots) con
   return worst;
 }
 
+double lazy_bsgs_cost(int dim, int g) {
+  const int giants = (dim + g - 1) / g;
+  const double baby = giants <= kLazyBsgsFusedInnerSums ? 1.0 : kStoredBabyStepCost;
+  return baby * (g - 1) + kLazyGiantStepCost * (giants - 1);
+}
+
 int bsgs_baby_steps(const MatvecConfig& config) {
   if (config.baby_steps != 0) return config.baby_steps;
   if (config.policy == DiagonalPolicy::lazy_moddown) {
-    auto cost = [&](int g) { return (g - 1) + kLazyGiantStepCost * (config.dim / g - 1); };
     int best = 2;
-    for (int g = 4; g <= config.dim; g *= 2) best = cost(g) < cost(best) ? g : best;
+    for (int g = 3; g <= config.dim; ++g) {
+      if (lazy_bsgs_cost(config.dim, g) < lazy_bsgs_cost(config.dim, best)) best = g;
+    }
     return best;
   }
   int g = 1;
   while (g * g < config.dim) g *= 2;
   return g;
+}
+
+int bsgs_giant_steps(const MatvecConfig& config) {
+  const int g = bsgs_baby_steps(config);
+  return (config.dim + g - 1) / g;
+}
+
+int matvec_diagonal_count(const MatvecConfig& config) {
+  return config.method == MatvecMethod::bsgs ? bsgs_giant_steps(config) * bsgs_baby_steps(config) : config.dim;
 }
 
 std::vector<std::vector<int>> hoist_chunks(int begin, int end, int hoist) {
@@ -71,8 +90,7 @@ std::vector<std::vector<int>> hoist_chunks(int begin, int end, int hoist) {
 
 int matvec_rotation_count(const MatvecConfig& config) {
   if (config.method == MatvecMethod::diagonal) return config.dim - 1;
-  const int g = bsgs_baby_steps(config);
-  return (g - 1) + (config.dim / g - 1);
+  return (bsgs_baby_steps(config) - 1) + (bsgs_giant_steps(config) - 1);
 }
 
 std::vector<int> matvec_rotation_steps(const MatvecConfig& config) {
@@ -82,7 +100,7 @@ std::vector<int> matvec_rotation_steps(const MatvecConfig& config) {
   } else {
     const int g = bsgs_baby_steps(config);
     for (int i = 1; i < g; ++i) steps.push_back(i);
-    for (int j = 1; j * g < config.dim; ++j) steps.push_back(j * g);
+    for (int j = 1; j < bsgs_giant_steps(config); ++j) steps.push_back(j * g);
   }
   std::sort(steps.begin(), steps.end());
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());

@@ -24,7 +24,8 @@ struct MatvecProblem {
   // x tiled over all slots.
   std::vector<double> input_slots() const;
   // Diagonal s tiled: slot t holds M[t mod d][(t + s) mod d], right-rotated
-  // by `pre_rotation` slots (BSGS folds the giant step into the diagonal).
+  // by `pre_rotation` slots (BSGS folds the giant step into the diagonal);
+  // zero for s >= d (the padding of a BSGS split whose g does not divide d).
   std::vector<double> diagonal_slots(int s, int pre_rotation = 0) const;
   // Largest |y_i - expected_i| over the first d slots of a decrypted result.
   double max_abs_error(const std::vector<double>& result_slots) const;
@@ -32,28 +33,43 @@ struct MatvecProblem {
 
 MatvecProblem make_matvec_problem(int dim, std::size_t slots, std::uint64_t seed);
 
-// Baby-step count g of the BSGS split d = g * (d / g): config.baby_steps
-// when set (validate: a power of two in [2, d]), else
+// Baby-step count g of the BSGS split of the d diagonals into
+// ceil(d / g) giant steps of g: config.baby_steps when set (validate: in
+// [2, d]), else
 // - batch / loop: the smallest power of two with g * g >= d (16 at d = 128):
 //   a baby and a giant step cost about the same, one key switch each;
-// - lazy-moddown: the power of two minimising (g - 1) + kLazyGiantStepCost
-//   (d/g - 1) (32 at d = 128): a baby step is one key term with no ModUp or
-//   ModDown, a giant step pays the ModDown of its inner sum's c1 + ModUp +
-//   its term.
+// - lazy-moddown: the g in [2, d] minimising lazy_bsgs_cost (26 at d = 128,
+//   5 giant steps of which the last has 24 diagonals).
 int bsgs_baby_steps(const MatvecConfig& config);
 
-// Cost of a lazy giant step in baby-step terms, fitted to the H200 sweep
-// g = 16 / 32 / 64 at d = 128 (docs/performance.md, session 4): 6.2; per
-// kernel in session 20, with the giant steps from the extended form, 6.2;
-// the sweep again in session 38 (block diagonals): 5.8.
-inline constexpr int kLazyGiantStepCost = 6;
+// Giant steps G = ceil(d / g) of the BSGS split, the first a rotation by 0.
+int bsgs_giant_steps(const MatvecConfig& config);
+
+// Diagonals a method multiplies: d (diagonal), G g (bsgs: the split pads
+// the last giant step with zero diagonals s >= d, MatvecProblem).
+int matvec_diagonal_count(const MatvecConfig& config);
+
+// The lazy BSGS's costs in units of a baby step whose inner sums are fused
+// into its key term (one key streamed once for every inner sum it feeds),
+// from session 69's kernel timeline on an H100: a giant step (the ModDown
+// of its inner sum's c1, a ModUp and its key term) about 500 us against
+// 124-131 us a fused baby step; a stored baby step (more than
+// kLazyBsgsFusedInnerSums giant steps, memory_plan.h: written, then read
+// back for the inner sums) about 30 us more (7.21 against 6.27 ms at
+// g = 32, d = 128). Sessions 4-38 fitted a giant step at 6 stored baby
+// steps on the H200, before the fusion.
+inline constexpr double kLazyGiantStepCost = 4.0;
+inline constexpr double kStoredBabyStepCost = 1.25;
+
+// The lazy BSGS's cost of a split into g baby steps, in those units.
+double lazy_bsgs_cost(int dim, int g);
 
 // The rotation steps of each hoisted decomposition over [begin, end):
 // consecutive runs of at most `hoist` steps (none when begin >= end).
 std::vector<std::vector<int>> hoist_chunks(int begin, int end, int hoist);
 
 // Ciphertext rotations one product performs: d - 1 (diagonal) or
-// (g - 1) baby + (d/g - 1) giant steps (bsgs).
+// (g - 1) baby + (G - 1) giant steps (bsgs).
 int matvec_rotation_count(const MatvecConfig& config);
 
 // Rotation steps whose Galois keys a method needs (sorted, no zero).

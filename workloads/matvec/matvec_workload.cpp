@@ -114,7 +114,7 @@ MatvecWorkload::MatvecWorkload(CkksEngine& engine, MatvecConfig config)
   }
   problem_ = make_matvec_problem(config_.dim, engine_.slot_count(), config_.seed);
   for (int w = 0; w < config_.workers; ++w) evaluators_.push_back(std::make_unique<Evaluator>(engine_));
-  std::vector<int> all(static_cast<std::size_t>(config_.dim));
+  std::vector<int> all(static_cast<std::size_t>(matvec_diagonal_count(config_)));
   std::iota(all.begin(), all.end(), 0);
   encode_diagonals(engine_, problem_, config_, all,
                    [&](int, Plaintext diagonal) { diagonals_.push_back(std::move(diagonal)); });
@@ -187,13 +187,13 @@ Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
     }
     return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
   };
-  return main.mod_down_rescale(reduce_partials(main, run_partitioned(config_.dim / g, config_.workers, work)));
+  return main.mod_down_rescale(reduce_partials(main, run_partitioned(bsgs_giant_steps(config_), config_.workers, work)));
 }
 
 Ciphertext MatvecWorkload::run_bsgs(const Ciphertext& input) const {
   if (config_.policy == DiagonalPolicy::lazy_moddown) return run_bsgs_lazy(input);
   const int g = bsgs_baby_steps(config_);
-  const int giants = config_.dim / g;
+  const int giants = bsgs_giant_steps(config_);
   // Baby steps: one hoisted decomposition per chunk of `hoist` rotations.
   const Evaluator& evaluator = *evaluators_[0];
   std::vector<Ciphertext> baby{input};

@@ -21,7 +21,7 @@ std::string partitioned_noun(const MatvecConfig& config) {
 }  // namespace
 
 int matvec_partitioned_count(const MatvecConfig& config) {
-  return is_bsgs(config) ? config.dim / bsgs_baby_steps(config) : config.dim;
+  return is_bsgs(config) ? bsgs_giant_steps(config) : config.dim;
 }
 
 void validate_share(const MatvecConfig& config, MatvecShare share) {
@@ -78,7 +78,9 @@ MemoryPlan plan_share_memory(const Preset& preset, const MatvecConfig& config, M
   for (MemoryItem& item : plan.items) {
     if (item.name == "keys") item.bytes = cuda_key_bytes(preset, steps);
     // Whatever rows the policy encodes them over, per diagonal.
-    if (item.name == "diagonals") item.bytes = diagonals * (item.bytes / static_cast<std::size_t>(config.dim));
+    if (item.name == "diagonals") {
+      item.bytes = diagonals * (item.bytes / static_cast<std::size_t>(matvec_diagonal_count(config)));
+    }
   }
   return plan;
 }

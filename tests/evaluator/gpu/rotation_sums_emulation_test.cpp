@@ -115,6 +115,8 @@ TEST(RotationSumsEmulation, EveryTermTimesItsPlaintextInEverySum) {
   check<2>(7, 2);
   check<3>(cuda::kMaxRotationSumTerms, 3);
   check<4>(cuda::kMaxRotationSumTerms, 4);
+  static_assert(cuda::kMaxRotationSums == 5);
+  check<cuda::kMaxRotationSums>(cuda::kMaxRotationSumTerms, 5);
 }
 
 }  // namespace

@@ -147,14 +147,17 @@ TEST_P(CudaMatvecMethods, LazyModDownMatchesCpuWordsForAnyWorkerCount) {
   EXPECT_TRUE(same_words(run(triple, input, false), expected));
 }
 
-// An explicit BSGS baby-step count (g = 2: 7 giant steps; g = d = 16: no
-// giant rotation) gives the CPU's words under batch (one worker) and
+// An explicit BSGS baby-step count (g = 2: 7 giant steps; g = 6: 3, the
+// last padded with 2 zero diagonals; g = d = 16: no giant rotation; d = 32,
+// g = 7: 5 giant steps, the most one pass of fused inner sums takes, the
+// last padded with 3) gives the CPU's words under batch (one worker) and
 // lazy-moddown (one worker, and two, one of them without a giant step).
 TEST(CudaMatvec, ExplicitBabyStepsMatchCpuWords) {
   FHE_SKIP_WITHOUT_GPU();
   for (DiagonalPolicy policy : {DiagonalPolicy::batch, DiagonalPolicy::lazy_moddown}) {
-    for (int g : {2, 16}) {
+    for (const auto [dim, g] : {std::pair{16, 2}, std::pair{16, 6}, std::pair{16, 16}, std::pair{32, 7}}) {
       MatvecConfig config = small_config(MatvecMethod::bsgs, 1, policy);
+      config.dim = dim;
       config.baby_steps = g;
       const auto owner = make_engine({config});
       CkksEngine& engine = *owner;
@@ -162,9 +165,10 @@ TEST(CudaMatvec, ExplicitBabyStepsMatchCpuWords) {
       MatvecWorkload cpu(engine, config);
       const Ciphertext input = cpu.encrypt_input();
       const Ciphertext expected = cpu.run(input);
-      const std::string label = std::string(policy_name(policy)) + " g = " + std::to_string(g);
+      const std::string label =
+          std::string(policy_name(policy)) + " d = " + std::to_string(dim) + " g = " + std::to_string(g);
       EXPECT_LT(cpu.max_abs_error(expected), 5e-5) << label;
-      EXPECT_EQ(gpu.rotation_count(), (g - 1) + (16 / g - 1)) << label;
+      EXPECT_EQ(gpu.rotation_count(), (g - 1) + ((dim + g - 1) / g - 1)) << label;
       EXPECT_TRUE(same_words(run(gpu, input, true), expected)) << label;
       if (policy == DiagonalPolicy::lazy_moddown) {
         config.workers = 2;
@@ -184,7 +188,7 @@ TEST(CudaMatvec, LazyBsgsInnerSumsOverSeveralPassesMatchCpuWords) {
   MatvecConfig config = small_config(MatvecMethod::bsgs, 1, DiagonalPolicy::lazy_moddown);
   config.dim = 32;
   config.baby_steps = 2;
-  ASSERT_GT(config.dim / config.baby_steps, kLazyBsgsInnerSumsPerPass);
+  ASSERT_GT(bsgs_giant_steps(config), kLazyBsgsInnerSumsPerPass);
   expect_cpu_words(*make_engine({config}), config, {1, 3});
 }
 
