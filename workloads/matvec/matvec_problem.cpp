@@ -52,7 +52,10 @@ double MatvecProblem::max_abs_error(const std::vector<double>& result_slots) con
 
 double lazy_bsgs_cost(int dim, int g) {
   const int giants = (dim + g - 1) / g;
-  const double baby = giants <= kLazyBsgsFusedInnerSums ? 1.0 : kStoredBabyStepCost;
+  static_assert(kLazyBsgsFusedInnerSums == 5, "the fused baby step's costs are measured at 4 and 5 sums");
+  const double baby = giants > kLazyBsgsFusedInnerSums    ? kStoredBabyStepCost
+                      : giants == kLazyBsgsFusedInnerSums ? kFiveSumBabyStepCost
+                                                          : 1.0;
   return baby * (g - 1) + kLazyGiantStepCost * (giants - 1);
 }
 

@@ -49,16 +49,18 @@ int bsgs_giant_steps(const MatvecConfig& config);
 // the last giant step with zero diagonals s >= d, MatvecProblem).
 int matvec_diagonal_count(const MatvecConfig& config);
 
-// The lazy BSGS's costs in units of a baby step whose inner sums are fused
-// into its key term (one key streamed once for every inner sum it feeds),
-// from session 69's kernel timeline on an H100: a giant step (the ModDown
-// of its inner sum's c1, a ModUp and its key term) about 500 us against
-// 124-131 us a fused baby step; a stored baby step (more than
-// kLazyBsgsFusedInnerSums giant steps, memory_plan.h: written, then read
-// back for the inner sums) about 30 us more (7.21 against 6.27 ms at
-// g = 32, d = 128). Sessions 4-38 fitted a giant step at 6 stored baby
-// steps on the H200, before the fusion.
-inline constexpr double kLazyGiantStepCost = 4.0;
+// The lazy BSGS's costs in units of a baby step whose inner sums (up to
+// four) are fused into its key term: one key streamed once for every inner
+// sum it feeds. From the kernel timelines of the lazy BSGS on an H100
+// (session 72, d = 128, radix16): a giant step (its ModUp and key term,
+// 490 us, and its share of the batched ModDown of the inner sums' c1,
+// about 50 us) against 120 us a baby step term with four fused sums, 125
+// with five; a stored baby step (more than kLazyBsgsFusedInnerSums giant
+// steps, memory_plan.h: written, then read back for the inner sums) about
+// 30 us more (session 69: 7.21 against 6.27 ms at g = 32). Sessions 4-38
+// fitted a giant step at 6 stored baby steps on the H200, before the fusion.
+inline constexpr double kLazyGiantStepCost = 4.5;
+inline constexpr double kFiveSumBabyStepCost = 1.04;
 inline constexpr double kStoredBabyStepCost = 1.25;
 
 // The lazy BSGS's cost of a split into g baby steps, in those units.
