@@ -6,12 +6,12 @@
 
 #include "fhe/core/device.h"
 #include "recommend/atomic_file.h"
-#include "workloads/matvec/matvec_config.h"
 #include "recommend/cli/commands.h"
 #include "recommend/ranked_table.h"
 #include "recommend/recommend_request.h"
 #include "recommend/recommend_run.h"
 #include "recommend/suite_catalog.h"
+#include "workloads/matvec/matvec_config.h"
 
 namespace fhelium::cli {
 namespace {

@@ -138,7 +138,8 @@ TEST(MatvecWorkload, ExplicitBabyStepsMeetToleranceUnderBatchAndLazyModDown) {
   auto engine = engine_for(configs);
   for (const auto& config : configs) {
     MatvecWorkload workload(*engine, config);
-    EXPECT_EQ(workload.rotation_count(), (config.baby_steps - 1) + ((16 + config.baby_steps - 1) / config.baby_steps - 1));
+    const int g = config.baby_steps;
+    EXPECT_EQ(workload.rotation_count(), (g - 1) + ((16 + g - 1) / g - 1));
     const auto result = workload.run(workload.encrypt_input());
     EXPECT_LE(workload.max_abs_error(result), 5e-5)
         << policy_name(config.policy) << " g = " << config.baby_steps;

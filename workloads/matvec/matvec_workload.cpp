@@ -187,7 +187,8 @@ Ciphertext MatvecWorkload::run_bsgs_lazy(const Ciphertext& input) const {
     }
     return sum.parts.empty() ? std::nullopt : std::optional<Ciphertext>(std::move(sum));
   };
-  return main.mod_down_rescale(reduce_partials(main, run_partitioned(bsgs_giant_steps(config_), config_.workers, work)));
+  const int giants = bsgs_giant_steps(config_);
+  return main.mod_down_rescale(reduce_partials(main, run_partitioned(giants, config_.workers, work)));
 }
 
 Ciphertext MatvecWorkload::run_bsgs(const Ciphertext& input) const {
