@@ -103,8 +103,8 @@ MemoryPlan plan_matvec_memory(const Preset& preset, const MatvecConfig& config, 
                                  (chunk + 4 + (bsgs ? 2 : 0)) * ciphertext + extended_sums * extended;
   const int baby_steps = bsgs ? bsgs_baby_steps(config) : 1;
   const auto g = static_cast<std::size_t>(baby_steps);
-  const bool stored = !lazy || !lazy_bsgs_fuses_inner_sums(config.workers, bsgs ? bsgs_giant_steps(config) : 0);
-  const std::size_t once = ciphertext + (bsgs && stored ? (lazy ? g * extended : (g - 1) * ciphertext) : 0);
+  const bool stored = bsgs && (!lazy || !lazy_bsgs_fuses_inner_sums(config.workers, bsgs_giant_steps(config)));
+  const std::size_t once = ciphertext + (stored ? (lazy ? g * extended : (g - 1) * ciphertext) : 0);
   plan.items.push_back({"workspaces", workers * per_worker + once});
   return plan;
 }

@@ -50,8 +50,15 @@ double MatvecProblem::max_abs_error(const std::vector<double>& result_slots) con
   return worst;
 }
 
+namespace {
+
+// Giant steps of g baby steps each that cover d diagonals.
+int giant_steps_of(int dim, int g) { return (dim + g - 1) / g; }
+
+}  // namespace
+
 double lazy_bsgs_cost(int dim, int g) {
-  const int giants = (dim + g - 1) / g;
+  const int giants = giant_steps_of(dim, g);
   static_assert(kLazyBsgsFusedInnerSums == 5, "the fused baby step's costs are measured at 4 and 5 sums");
   const double baby = giants > kLazyBsgsFusedInnerSums    ? kStoredBabyStepCost
                       : giants == kLazyBsgsFusedInnerSums ? kFiveSumBabyStepCost
@@ -73,10 +80,7 @@ int bsgs_baby_steps(const MatvecConfig& config) {
   return g;
 }
 
-int bsgs_giant_steps(const MatvecConfig& config) {
-  const int g = bsgs_baby_steps(config);
-  return (config.dim + g - 1) / g;
-}
+int bsgs_giant_steps(const MatvecConfig& config) { return giant_steps_of(config.dim, bsgs_baby_steps(config)); }
 
 int matvec_diagonal_count(const MatvecConfig& config) {
   return config.method == MatvecMethod::bsgs ? bsgs_giant_steps(config) * bsgs_baby_steps(config) : config.dim;
