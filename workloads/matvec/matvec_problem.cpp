@@ -60,7 +60,7 @@ int giant_steps_of(int dim, int g) { return (dim + g - 1) / g; }
 double lazy_bsgs_cost(int dim, int g) {
   const int giants = giant_steps_of(dim, g);
   static_assert(kLazyBsgsFusedInnerSums == 5, "the fused baby step's costs are measured at 4 and 5 sums");
-  const double baby = giants > kLazyBsgsFusedInnerSums    ? kStoredBabyStepCost
+  const double baby = giants > kLazyBsgsFusedInnerSums    ? 1 + kStoredBabyStepSumCost * giants
                       : giants == kLazyBsgsFusedInnerSums ? kFiveSumBabyStepCost
                                                           : 1.0;
   return baby * (g - 1) + kLazyGiantStepCost * (giants - 1);

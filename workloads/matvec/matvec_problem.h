@@ -55,13 +55,16 @@ int matvec_diagonal_count(const MatvecConfig& config);
 // (session 72, d = 128, radix16): a giant step (its ModUp and key term,
 // 490 us, and its share of the batched ModDown of the inner sums' c1,
 // about 50 us) against 120 us a baby step term with four fused sums, 125
-// with five; a stored baby step (more than kLazyBsgsFusedInnerSums giant
-// steps, memory_plan.h: written, then read back for the inner sums) about
-// 30 us more (session 69: 7.21 against 6.27 ms at g = 32). Sessions 4-38
-// fitted a giant step at 6 stored baby steps on the H200, before the fusion.
+// with five. A stored baby step (more than kLazyBsgsFusedInnerSums giant
+// steps, memory_plan.h: written, then read back by the plain products'
+// pass, whose multiply-adds grow with the giant steps) costs
+// 1 + kStoredBabyStepSumCost G: fitted to a sweep of g at d = 128 on an
+// H100 (session 73: 1.47 at G = 6, 1.58 at G = 7; the model is within
+// 0.6 % of all five measured splits). Sessions 4-38 fitted a giant step
+// at 6 stored baby steps on the H200, before the fusion.
 inline constexpr double kLazyGiantStepCost = 4.5;
 inline constexpr double kFiveSumBabyStepCost = 1.04;
-inline constexpr double kStoredBabyStepCost = 1.25;
+inline constexpr double kStoredBabyStepSumCost = 0.08;
 
 // The lazy BSGS's cost of a split into g baby steps, in those units.
 double lazy_bsgs_cost(int dim, int g);
