@@ -75,8 +75,8 @@ TEST(MatvecProblem, BabyStepsOverrideTheRule) {
   }
   EXPECT_DOUBLE_EQ(lazy_bsgs_cost(128, 26), 25 * kFiveSumBabyStepCost + 4 * kLazyGiantStepCost);
   EXPECT_DOUBLE_EQ(lazy_bsgs_cost(128, 32), 31 + 3 * kLazyGiantStepCost);
-  // 8 giant steps: stored baby steps, each read by the products' pass for
-  // every giant step.
+  // 8 giant steps: stored baby steps, each multiplied into all 8 inner sums
+  // by the products' pass.
   EXPECT_DOUBLE_EQ(lazy_bsgs_cost(128, 16), 15 * (1 + 8 * kStoredBabyStepSumCost) + 7 * kLazyGiantStepCost);
   EXPECT_DOUBLE_EQ(lazy_bsgs_cost(256, 32), 31 * (1 + 8 * kStoredBabyStepSumCost) + 7 * kLazyGiantStepCost);
   // Explicit g: (g - 1) baby + (ceil(d/g) - 1) giant steps; g = d has no
