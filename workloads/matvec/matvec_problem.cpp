@@ -70,8 +70,13 @@ int bsgs_baby_steps(const MatvecConfig& config) {
   if (config.baby_steps != 0) return config.baby_steps;
   if (config.policy == DiagonalPolicy::lazy_moddown) {
     int best = 2;
+    double best_cost = lazy_bsgs_cost(config.dim, best);
     for (int g = 3; g <= config.dim; ++g) {
-      if (lazy_bsgs_cost(config.dim, g) < lazy_bsgs_cost(config.dim, best)) best = g;
+      const double cost = lazy_bsgs_cost(config.dim, g);
+      if (cost < best_cost) {
+        best = g;
+        best_cost = cost;
+      }
     }
     return best;
   }
