@@ -60,8 +60,10 @@ int matvec_diagonal_count(const MatvecConfig& config);
 // pass, whose multiply-adds grow with the giant steps) costs
 // 1 + kStoredBabyStepSumCost G: fitted to a sweep of g at d = 128 on an
 // H100 (session 73: 1.47 at G = 6, 1.58 at G = 7; the model is within
-// 0.6 % of all five measured splits). Sessions 4-38 fitted a giant step
-// at 6 stored baby steps on the H200, before the fusion.
+// 0.6 % of all five measured splits; session 74: it orders five splits at
+// d = 256 and three at d = 64 as an H100 ran them, its picks the fastest).
+// Sessions 4-38 fitted a giant step at 6 stored baby steps on the H200,
+// before the fusion.
 inline constexpr double kLazyGiantStepCost = 4.5;
 inline constexpr double kFiveSumBabyStepCost = 1.04;
 inline constexpr double kStoredBabyStepSumCost = 0.08;
