@@ -2,6 +2,8 @@
 // three policies against the Eigen product, worker partitions, BSGS = diagonal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fhe/core/error.h"
 #include "workloads/matvec/diagonal_encoding.h"
 #include "workloads/matvec/matvec_problem.h"
@@ -101,6 +103,37 @@ TEST(MatvecProblem, BabyStepsOverrideTheRule) {
   EXPECT_EQ(bsgs_baby_steps(MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32}), 32);
   EXPECT_EQ(matvec_rotation_count(MatvecConfig{.dim = 128, .method = MatvecMethod::bsgs, .baby_steps = 32}),
             31 + 3);
+}
+
+// The lazy BSGS's cost model against the splits an H100 ran (radix16, graph
+// medians of 7, the first of two rounds; results/h100/session73/call3 at
+// d = 128, results/h100/session74/call1-2 at d = 64 and 256): where two
+// splits measured more than 2 % apart, the model orders them the same way,
+// and its pick is the fastest split measured. A refit that contradicts the
+// evidence fails here.
+TEST(MatvecProblem, LazyBsgsCostOrdersTheMeasuredSplits) {
+  struct Measured {
+    int g;
+    double ms;
+  };
+  const std::vector<std::pair<int, std::vector<Measured>>> runs = {
+      {64, {{11, 5.154}, {16, 4.162}, {22, 4.255}}},
+      {128, {{20, 7.314}, {23, 7.074}, {26, 5.858}, {29, 6.217}, {32, 5.915}}},
+      {256, {{32, 10.498}, {43, 10.777}, {52, 9.401}, {57, 10.019}, {64, 10.070}}}};
+  for (const auto& [dim, splits] : runs) {
+    for (const Measured& x : splits) {
+      for (const Measured& y : splits) {
+        if (x.ms * 1.02 < y.ms) {
+          EXPECT_LT(lazy_bsgs_cost(dim, x.g), lazy_bsgs_cost(dim, y.g))
+              << "d = " << dim << ": g = " << x.g << " ran faster than g = " << y.g;
+        }
+      }
+    }
+    const auto fastest = std::min_element(splits.begin(), splits.end(),
+                                          [](const Measured& x, const Measured& y) { return x.ms < y.ms; });
+    const MatvecConfig lazy{.dim = dim, .method = MatvecMethod::bsgs, .policy = DiagonalPolicy::lazy_moddown};
+    EXPECT_EQ(bsgs_baby_steps(lazy), fastest->g) << "d = " << dim;
+  }
 }
 
 // validate(config) must refuse with an InvalidArgument whose text contains `expected`.
