@@ -189,7 +189,7 @@ void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCip
   const cuda::LevelConstants& c = level_constants(level);
   const auto first = static_cast<std::size_t>(level);
   const std::size_t kept = q_rows_ - first - 1, sources = p_rows_ + 1;
-  const std::size_t part_words = extended_sum.part_words(), row = n_ * 8;
+  const std::size_t part_words = extended_sum.part_words();
   // In accumulators_: both parts' P rows, both parts' row `level` (each set
   // back to back, each inverse reading the parts' rows where they are), then
   // per part the conversion's sources in the schedule's order (P rows, row
@@ -200,10 +200,13 @@ void CudaEvaluator::mod_down_rescale(const CudaCiphertext& extended_sum, CudaCip
   std::uint64_t* source = level_rows + 2 * n_;
   inverse_into(extended_sum.part(0) + (kept + 1) * n_, part_words, p_rows, {q_rows_, p_rows_}, 2, stream());
   inverse_into(extended_sum.part(0), part_words, level_rows, {first, 1}, 2, stream());
-  FHE_CUDA_CHECK(cudaMemcpy2DAsync(source, sources * row, p_rows, p_rows_ * row, p_rows_ * row, 2,
-                                   cudaMemcpyDeviceToDevice, stream()));
-  FHE_CUDA_CHECK(cudaMemcpy2DAsync(source + p_rows_ * n_, sources * row, level_rows, row, row, 2,
-                                   cudaMemcpyDeviceToDevice, stream()));
+  cuda::WordCopy copies[4];
+  for (std::size_t p = 0; p < 2; ++p) {
+    std::uint64_t* to = source + p * sources * n_;
+    copies[2 * p] = {p_rows + p * p_rows_ * n_, to, p_rows_ * n_};
+    copies[2 * p + 1] = {level_rows + p * n_, to + p_rows_ * n_, n_};
+  }
+  cuda::launch_copy_words(copies, 4, stream());
   out.parts = 2;
   out.level = level + 1;
   out.scale = extended_sum.scale / static_cast<double>(preset.q_primes[first]);

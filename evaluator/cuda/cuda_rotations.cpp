@@ -342,12 +342,13 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
   for (std::size_t start = 0; start < rotated.size(); start += most) {
     const std::size_t batch = std::min(most, rotated.size() - start);
     ModDownPart parts[cuda::kMaxScaleDownItems];
+    cuda::WordCopy p_copies[cuda::kMaxScaleDownItems];
     for (std::size_t t = 0; t < batch; ++t) {
       const CudaCiphertext& extended = *extendeds[rotated[start + t]];
-      FHE_CUDA_CHECK(cudaMemcpyAsync(accumulators_.data() + t * p_words, extended.part(1) + rows * n_, p_words * 8,
-                                     cudaMemcpyDeviceToDevice, stream()));
+      p_copies[t] = {extended.part(1) + rows * n_, accumulators_.data() + t * p_words, p_words};
       parts[t] = {extended.part(1), rotations_.data() + t * rows * n_, nullptr};
     }
+    cuda::launch_copy_words(p_copies, static_cast<int>(batch), stream());
     mod_down_parts(level, std::span<const ModDownPart>(parts, batch), accumulators_.data());
     for (std::size_t t = 0; t < batch; ++t) {
       const std::size_t i = rotated[start + t];

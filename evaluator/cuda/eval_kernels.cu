@@ -3,6 +3,8 @@
 // fully reduced word as on the CPU.
 #include "evaluator/cuda/eval_kernels.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -316,6 +318,25 @@ __global__ void copy_rows_kernel(const u64* __restrict__ in, std::size_t in_part
   out[i] = in[part * in_part_words + offset_words + j];
 }
 
+struct WordCopies {
+  WordCopy copy[kMaxWordCopies];
+};
+
+// blockIdx.y: the copy; two words a thread (every copy here is whole rows).
+__global__ void copy_words_kernel(WordCopies copies) {
+  overlap_with_neighbours();
+  const WordCopy c = copies.copy[blockIdx.y];
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; 2 * i < c.words;
+       i += stride) {
+    if (2 * i + 1 < c.words) {
+      reinterpret_cast<ulonglong2*>(c.destination)[i] = reinterpret_cast<const ulonglong2*>(c.source)[i];
+    } else {
+      c.destination[2 * i] = c.source[2 * i];
+    }
+  }
+}
+
 // Row r of the input to extended row r of the digit that owns it.
 __global__ void copy_own_rows_kernel(const u64* __restrict__ input, u64* __restrict__ extended,
                                      const std::uint32_t* __restrict__ starts, int digits, std::size_t ext_rows,
@@ -468,6 +489,27 @@ void launch_decrypt(const u64* ct, std::size_t parts, const u64* secret, u64* ou
   decrypt_kernel<<<blocks_for(part_words), kBlock, 0, stream>>>(ct, parts, secret, out, first_row, part_words,
                                                                 log_n, moduli);
   FHE_CUDA_CHECK_LAUNCH("decrypt_kernel");
+}
+
+void launch_copy_words(const WordCopy* copies, int count, cudaStream_t stream) {
+  if (count < 1 || count > kMaxWordCopies) {
+    throw InvalidArgument("launch_copy_words: " + std::to_string(count) + " copies (1 to " +
+                          std::to_string(kMaxWordCopies) + " per launch)");
+  }
+  WordCopies packed;
+  std::size_t most = 0;
+  for (int i = 0; i < count; ++i) {
+    const WordCopy& c = copies[i];
+    // The paired loads need 16-byte alignment.
+    if ((reinterpret_cast<std::uintptr_t>(c.source) | reinterpret_cast<std::uintptr_t>(c.destination)) % 16 != 0) {
+      throw InvalidArgument("launch_copy_words: copy " + std::to_string(i) + " is not 16-byte aligned");
+    }
+    packed.copy[i] = c;
+    most = std::max(most, c.words);
+  }
+  if (most == 0) return;
+  const dim3 grid(blocks_for((most + 1) / 2), static_cast<unsigned>(count));
+  FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(copy_words_kernel, grid, dim3(kBlock), 0, stream, packed));
 }
 
 void launch_copy_rows(const u64* in, std::size_t in_rows, std::size_t row_offset, u64* out, std::size_t out_rows,

@@ -178,6 +178,19 @@ void launch_decrypt(const std::uint64_t* ct, std::size_t parts, const std::uint6
                     std::uint64_t* out, std::size_t first_row, std::size_t rows, int log_n,
                     const DeviceModulus* moduli, cudaStream_t stream);
 
+// Device-to-device copies in one launch that overlaps its neighbours like
+// the passes: a memcpy between two kernels lets neither start early, so the
+// GPU idles before and after it (the lazy BSGS's ModDown sources: 23-28 us
+// on an H100, docs/performance.md, session 69). Copy i moves words[i] words
+// from source[i] to destination[i]; the ranges must not overlap.
+struct WordCopy {
+  const std::uint64_t* source = nullptr;
+  std::uint64_t* destination = nullptr;
+  std::size_t words = 0;
+};
+inline constexpr int kMaxWordCopies = kMaxScaleDownItems;  // a batched ModDown's P rows
+void launch_copy_words(const WordCopy* copies, int count, cudaStream_t stream);
+
 // Row copy of a sub-range of each part: out part p <- in part p rows
 // [row_offset, row_offset + out_rows) (drop_level).
 void launch_copy_rows(const std::uint64_t* in, std::size_t in_rows, std::size_t row_offset,
