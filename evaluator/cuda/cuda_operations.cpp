@@ -188,8 +188,12 @@ void CudaEvaluator::drop_level(const CudaCiphertext& a, int target_level, CudaCi
   out.parts = a.parts;
   out.level = target_level;
   out.scale = a.scale;
-  cuda::launch_copy_rows(a.data(), a.rows(), static_cast<std::size_t>(target_level - a.level), out.data(),
-                         out.rows(), a.parts, log_n_, stream());
+  // Each part's rows from the target level's first on, one copy a part.
+  const std::size_t dropped_words = static_cast<std::size_t>(target_level - a.level) * n_;
+  static_assert(cuda::kMaxWordCopies >= 3, "a ciphertext's parts fit one launch");
+  cuda::WordCopy copies[cuda::kMaxWordCopies];
+  for (std::size_t p = 0; p < a.parts; ++p) copies[p] = {a.part(p) + dropped_words, out.part(p), out.rows() * n_};
+  cuda::launch_copy_words(copies, static_cast<int>(a.parts), stream());
 }
 
 void CudaEvaluator::decrypt(const CudaCiphertext& a, CudaCiphertext& plain) const {

@@ -310,14 +310,6 @@ __global__ void decrypt_kernel(const u64* __restrict__ ct, std::size_t parts, co
   out[i] = add_mod(ct[i], mul_mod(acc, s, m), m.value);
 }
 
-__global__ void copy_rows_kernel(const u64* __restrict__ in, std::size_t in_part_words, std::size_t offset_words,
-                                 u64* __restrict__ out, std::size_t out_part_words, std::size_t total) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i >= total) return;
-  const std::size_t part = i / out_part_words, j = i % out_part_words;
-  out[i] = in[part * in_part_words + offset_words + j];
-}
-
 struct WordCopies {
   WordCopy copy[kMaxWordCopies];
 };
@@ -510,14 +502,6 @@ void launch_copy_words(const WordCopy* copies, int count, cudaStream_t stream) {
   if (most == 0) return;
   const dim3 grid(blocks_for((most + 1) / 2), static_cast<unsigned>(count));
   FHE_CUDA_CHECK(ntt::gpu::launch_overlapped(copy_words_kernel, grid, dim3(kBlock), 0, stream, packed));
-}
-
-void launch_copy_rows(const u64* in, std::size_t in_rows, std::size_t row_offset, u64* out, std::size_t out_rows,
-                      std::size_t parts, int log_n, cudaStream_t stream) {
-  const std::size_t total = parts * (out_rows << log_n);
-  copy_rows_kernel<<<blocks_for(total), kBlock, 0, stream>>>(in, in_rows << log_n, row_offset << log_n, out,
-                                                             out_rows << log_n, total);
-  FHE_CUDA_CHECK_LAUNCH("copy_rows_kernel");
 }
 
 }  // namespace fhe::cuda

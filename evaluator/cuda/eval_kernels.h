@@ -182,8 +182,9 @@ void launch_decrypt(const std::uint64_t* ct, std::size_t parts, const std::uint6
 // the passes: a memcpy between two kernels lets neither start early, so the
 // GPU idles before and after it (the lazy BSGS's ModDown sources: 22 us of
 // idle on an H100, 1 us with this; docs/performance.md, sessions 69 and
-// 75). Copy i moves words[i] words from source[i] to destination[i]; the
-// ranges must not overlap.
+// 75); drop_level copies its parts' kept rows with it too. Copy i moves
+// words[i] words from source[i] to destination[i]; the ranges must not
+// overlap.
 struct WordCopy {
   const std::uint64_t* source = nullptr;
   std::uint64_t* destination = nullptr;
@@ -191,11 +192,5 @@ struct WordCopy {
 };
 inline constexpr int kMaxWordCopies = kMaxScaleDownItems;  // a batched ModDown's P rows
 void launch_copy_words(const WordCopy* copies, int count, cudaStream_t stream);
-
-// Row copy of a sub-range of each part: out part p <- in part p rows
-// [row_offset, row_offset + out_rows) (drop_level).
-void launch_copy_rows(const std::uint64_t* in, std::size_t in_rows, std::size_t row_offset,
-                      std::uint64_t* out, std::size_t out_rows, std::size_t parts, int log_n,
-                      cudaStream_t stream);
 
 }  // namespace fhe::cuda
