@@ -323,6 +323,12 @@ class CudaEvaluator {
   // returned.
   std::optional<ntt::gpu::ForwardRegion> extend(const std::uint64_t* input, int level,
                                                 bool leave_region = false) const;
+  // extend's conversion and forward, `coefficients` holding the input's
+  // rows in coefficient form already (a scratch copy: the conversion drops
+  // its lines from L2).
+  std::optional<ntt::gpu::ForwardRegion> extend_inverted(const std::uint64_t* input,
+                                                         const std::uint64_t* coefficients, int level,
+                                                         bool leave_region) const;
   // Rotations keys[start, start + batch) of a's hoisted decomposition, each
   // into its own extended output (launch_rotation_outputs; outs_p may be null).
   void launch_rotations(const CudaCiphertext& a, const std::vector<const cuda::DeviceSwitchKey*>& keys,

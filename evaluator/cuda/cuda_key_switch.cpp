@@ -19,13 +19,19 @@ namespace fhe {
 
 std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t* input, int level,
                                                              bool leave_region) const {
+  // The input's rows to coefficient form in the workspace; the input stays
+  // in NTT form (the digits' own rows are read from it).
+  const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
+  inverse_into(input, rows * n_, coefficients_.data(), {static_cast<std::size_t>(level), rows}, 1, stream());
+  return extend_inverted(input, coefficients_.data(), level, leave_region);
+}
+
+std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend_inverted(const std::uint64_t* input,
+                                                                      const std::uint64_t* coefficients, int level,
+                                                                      bool leave_region) const {
   const cuda::LevelConstants& c = level_constants(level);
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level);
   const std::size_t ext_rows = rows + p_rows_;
-  // The input's rows to coefficient form in the workspace; the input stays
-  // in NTT form (the digits' own rows are read from it).
-  const ntt::RowRange q_range{static_cast<std::size_t>(level), rows};
-  inverse_into(input, rows * n_, coefficients_.data(), q_range, 1, stream());
   std::uint64_t* ext = extended_.data();
   const ntt::RowRange ext_range{static_cast<std::size_t>(level), ext_rows};
   const auto digits = static_cast<std::size_t>(c.digit_count);
@@ -38,7 +44,7 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   const ntt::gpu::CentredLift* lift = nullptr;
   ntt::gpu::CentredLift mod_up_lift = c.mod_up_lift;
   if (c.lifted_digits > 0 && ntt::forward_lift_keeps_launches(plan_, ext_range, digits, fused)) {
-    mod_up_lift.rows = coefficients_.data() + c.lifted_first_row * n_;
+    mod_up_lift.rows = coefficients + c.lifted_first_row * n_;
     lift = &mod_up_lift;
   }
   // The other digits' ModUp in one launch (grid.y = digit), to the rows
@@ -46,7 +52,7 @@ std::optional<ntt::gpu::ForwardRegion> CudaEvaluator::extend(const std::uint64_t
   // there.
   const int converted = lift ? c.digit_count - c.lifted_digits : c.digit_count;
   if (converted > 0) {
-    cuda::launch_conversion(c.mod_up, 1, coefficients_.data(), 0, ext, ext_rows * n_, converted,
+    cuda::launch_conversion(c.mod_up, 1, coefficients, 0, ext, ext_rows * n_, converted,
                             static_cast<int>(ext_rows), c.max_digit_rows, log_n_, stream(), true);
   }
   // All digits' extended polynomials in one batched transform (one launch
