@@ -351,11 +351,13 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
     cuda::launch_copy_words(p_copies, static_cast<int>(batch), stream());
     mod_down_parts(level, std::span<const ModDownPart>(parts, batch), accumulators_.data());
     // Every c1's ModUp inverse in one batched launch (one c1's, 35 rows at
-    // level 0, filled a third to a half of the DRAM's rate), into the
-    // ModDown's conversions, free once its finish has read them.
+    // level 0, filled a third to a half of the DRAM's rate): from the
+    // rotations workspace, where they lie back to back, into the ModDown's
+    // conversions, free once its finish has read them.
     std::uint64_t* coefficients = converted_.data();
     static_assert(cuda::kMaxScaleDownItems <= 2 * kHoistedRotationsPerLaunch);  // converted_ holds as many Q blocks
-    inverse_into(parts[0].out, rows * n_, coefficients, {static_cast<std::size_t>(level), rows}, batch, stream());
+    inverse_into(rotations_.data(), rows * n_, coefficients, {static_cast<std::size_t>(level), rows}, batch,
+                 stream());
     for (std::size_t t = 0; t < batch; ++t) {
       const std::size_t i = rotated[start + t];
       const std::uint64_t* c1 = parts[t].out;
