@@ -19,7 +19,8 @@ struct CudaWorkspaceWords {
   std::size_t coefficients;  // the input's Q rows in coefficient form (ModUp)
   std::size_t extended;      // every digit over QP rows (the hoisted decomposition)
   std::size_t accumulators;  // two key inner products over QP rows
-  std::size_t converted;     // Q-row conversions: a rescale's 3 parts, a ModDown's 2 per rotation
+  std::size_t converted;     // Q-row conversions: a rescale's 3 parts, a ModDown's 2 per rotation,
+                             // or up to 8 giant steps' c1 in coefficient form (accumulate_extended_rotations)
   std::size_t dropped;       // the P rows of two parts, or the dropped row of three
   std::size_t rotations;     // kHoistedRotationsPerLaunch rotations over QP rows (2 parts each),
                              // or up to 8 giant steps' c1 over Q (accumulate_extended_rotations)
