@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -355,7 +356,7 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
     // rotations workspace, where they lie back to back, into the ModDown's
     // conversions, free once its finish has read them.
     std::uint64_t* coefficients = converted_.data();
-    static_assert(cuda::kMaxScaleDownItems <= 2 * kHoistedRotationsPerLaunch);  // converted_ holds as many Q blocks
+    if (batch * rows * n_ > converted_.size()) throw std::logic_error(std::string(op) + ": workspace too small");
     inverse_into(rotations_.data(), rows * n_, coefficients, {static_cast<std::size_t>(level), rows}, batch,
                  stream());
     for (std::size_t t = 0; t < batch; ++t) {
