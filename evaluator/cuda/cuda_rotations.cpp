@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -339,7 +338,10 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
   // switch each, with its extended sum's c0 as the term's c0 on every row,
   // times 1 instead of P.
   const std::size_t rows = q_rows_ - static_cast<std::size_t>(level), p_words = p_rows_ * n_;
-  const std::size_t most = std::min<std::size_t>(cuda::kMaxScaleDownItems, accumulators_.size() / p_words);
+  // A batch: what one scale-down launch takes and the workspaces hold (the
+  // P rows' copies in accumulators_, the coefficients in converted_).
+  const std::size_t most = std::min({static_cast<std::size_t>(cuda::kMaxScaleDownItems),
+                                     accumulators_.size() / p_words, converted_.size() / (rows * n_)});
   for (std::size_t start = 0; start < rotated.size(); start += most) {
     const std::size_t batch = std::min(most, rotated.size() - start);
     ModDownPart parts[cuda::kMaxScaleDownItems];
@@ -356,7 +358,6 @@ void CudaEvaluator::accumulate_extended_rotations(std::span<const CudaCiphertext
     // rotations workspace, where they lie back to back, into the ModDown's
     // conversions, free once its finish has read them.
     std::uint64_t* coefficients = converted_.data();
-    if (batch * rows * n_ > converted_.size()) throw std::logic_error(std::string(op) + ": workspace too small");
     inverse_into(rotations_.data(), rows * n_, coefficients, {static_cast<std::size_t>(level), rows}, batch,
                  stream());
     for (std::size_t t = 0; t < batch; ++t) {
