@@ -215,7 +215,8 @@ __global__ void __launch_bounds__(kBlock, 4)
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (k >= (std::size_t{1} << s.log_n)) return;
-  rotation_sums_at<Sums>(list, s, blockIdx.y, k, reinterpret_cast<u128*>(shared_bytes) + threadIdx.x, blockDim.x);
+  rotation_sums_at<Sums>(list, s, wide_rows_first(blockIdx.y, s.rows, s.q_rows), k,
+                         reinterpret_cast<u128*>(shared_bytes) + threadIdx.x, blockDim.x);
 }
 
 struct RotationOutputList {

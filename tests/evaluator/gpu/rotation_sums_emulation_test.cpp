@@ -79,7 +79,8 @@ void check(int terms, std::uint64_t seed) {
   const std::vector<std::vector<u64>> carried_b = sums_b, carried_a = sums_a;
 
   const cuda::ExtendedSumArgs s = in.sum_args();
-  for (std::size_t r = 0; r < in.rows; ++r) {
+  for (std::size_t y = 0; y < in.rows; ++y) {  // the kernel's launch rows: a row left out fails
+    const std::size_t r = cuda::terms::wide_rows_first(y, s.rows, s.q_rows);
     for (std::size_t k = 0; k < n; ++k) {
       unsigned __int128 slots[2 * Sums];
       cuda::terms::rotation_sums_at<Sums>(list, s, r, k, slots, 1);
@@ -117,6 +118,16 @@ TEST(RotationSumsEmulation, EveryTermTimesItsPlaintextInEverySum) {
   check<4>(cuda::kMaxRotationSumTerms, 4);
   static_assert(cuda::kMaxRotationSums == 5);
   check<cuda::kMaxRotationSums>(cuda::kMaxRotationSumTerms, 5);
+}
+
+// The launch's rows: the P rows, then the Q rows from the base prime.
+TEST(RotationSumsEmulation, WideRowsFirst) {
+  std::vector<std::size_t> order;
+  for (std::size_t y = 0; y < 39; ++y) order.push_back(cuda::terms::wide_rows_first(y, 39, 35));
+  std::vector<std::size_t> want = {35, 36, 37, 38};
+  for (std::size_t r = 0; r < 35; ++r) want.push_back(r);
+  EXPECT_EQ(order, want);
+  for (std::size_t y = 0; y < 6; ++y) EXPECT_EQ(cuda::terms::wide_rows_first(y, 6, 6), y);  // no P rows
 }
 
 }  // namespace
