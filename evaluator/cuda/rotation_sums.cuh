@@ -18,11 +18,12 @@ static_assert(kMaxRotationSumTerms <= 32 && WordTraits<u64>::max_modulus_bits <=
               "32 products of words < 2^61 plus one word must fit in 128 bits");
 
 // The extended row of launch row y: the P rows first, then the Q rows from
-// the base prime. A wide row's term (P and the base prime: five rounds of
-// two digits) takes about twice a narrow row's instructions; last, the P
-// rows formed this long launch's tail (every term a block). First: the
-// kernel -0.9 %, the lazy BSGS -0.5 % on an H100; spread through the
-// launch instead, +1.6 % (docs/performance.md, session 80).
+// the base prime. A wide row's term (P and the base prime) reads 16 key
+// bytes a digit instead of 12 in rounds of two digits instead of five, so
+// its blocks take longer; last, the P rows formed this long launch's tail
+// (every term a block). First: the kernel -0.9 %, the lazy BSGS -0.5 % on
+// an H100; spread through the launch instead, +1.6 % (docs/performance.md,
+// session 80).
 FHE_HD std::size_t wide_rows_first(std::size_t y, std::size_t rows, std::size_t q_rows) {
   const std::size_t p_rows = rows - q_rows;
   return y < p_rows ? q_rows + y : y - p_rows;
