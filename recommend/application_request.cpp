@@ -69,7 +69,7 @@ ApplicationWorkload resolve_application_workload(const ApplicationOptions& optio
       throw fhe::InvalidArgument("--batch applies only to --diagonal-policy batch (got --diagonal-policy " +
                                  options.diagonal_policy + ")");
     config.hoist = options.hoist;
-    config.baby_steps = options.baby_steps;
+    if (contains(options.given, "--baby-steps")) config.baby_steps = options.baby_steps;
     config.batch = options.batch;
     config.workers = options.workers;
     fhe::workloads::validate(config, preset.slots());

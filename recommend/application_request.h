@@ -30,7 +30,7 @@ struct ApplicationOptions {
   std::string method = "diagonal";
   std::string diagonal_policy = "batch";
   int hoist = 64;
-  int baby_steps = 0;  // bsgs: g; 0 = automatic (fhe::workloads::bsgs_baby_steps)
+  int baby_steps = 0;  // bsgs: g, when given (else the automatic fhe::workloads::bsgs_baby_steps)
   int batch = 16;
   int workers = 1;
   std::string graph;  // on|off; empty: on for CUDA, off for the CPU

@@ -173,11 +173,11 @@ void require_fits(const Preset& preset, const MatvecConfig& config, DeviceKind d
     smaller.hoist = std::min(smaller.hoist, smaller.dim);
     // An explicit g stays valid (at most d), and the workers at most the
     // partitioned steps, at the smaller dimension.
-    smaller.baby_steps = std::min(smaller.baby_steps, smaller.dim);
+    if (smaller.baby_steps) smaller.baby_steps = std::min(*smaller.baby_steps, smaller.dim);
     smaller.workers = 1;
     if (fitting(smaller)) {
       suggestion = "--dim " + std::to_string(smaller.dim) + " --hoist " + std::to_string(smaller.hoist);
-      if (smaller.baby_steps != config.baby_steps) suggestion += " --baby-steps " + std::to_string(smaller.baby_steps);
+      if (smaller.baby_steps != config.baby_steps) suggestion += " --baby-steps " + std::to_string(*smaller.baby_steps);
       if (config.workers != 1) suggestion += " --workers 1";
     }
   }

@@ -40,6 +40,7 @@ struct MatvecOptions {
   std::string policy = "batch";
   std::string graph;  // on|off; empty = on for CUDA, off for the CPU
   fhe::workloads::MatvecConfig config;
+  int baby_steps = 0;    // --baby-steps as given (config.baby_steps only when given)
   int gpus = 1;          // with --gpus: ranks, one process per GPU
   int timeout_s = 900;   // with --gpus: each rank's limit
   int rank_fd = -1;      // hidden: a started rank reads its message here
@@ -340,7 +341,7 @@ void add_workload_matvec_command(CLI::App& workload) {
   m->add_option("--policy", matvec->policy, "Diagonal policy: batch, loop or lazy-moddown")->capture_default_str();
   m->add_option("--hoist", matvec->config.hoist, "Rotations per hoisted decomposition")
       ->capture_default_str();
-  m->add_option("--baby-steps", matvec->config.baby_steps, fhe::workloads::kBabyStepsHelp);
+  auto* baby_steps = m->add_option("--baby-steps", matvec->baby_steps, fhe::workloads::kBabyStepsHelp);
   auto* batch = m->add_option("--batch", matvec->config.batch, "Terms per rescale under --policy batch")
                     ->capture_default_str();
   m->add_option("--workers", matvec->config.workers, "Rotation-parallel workers")
@@ -352,8 +353,9 @@ void add_workload_matvec_command(CLI::App& workload) {
                       ->capture_default_str();
   auto* rank_fd = m->add_option("--rank-fd", matvec->rank_fd)->group("");  // set by rank 0 only
   auto* device = m->get_option("--device");
-  m->callback([matvec, gpus, timeout, rank_fd, device, batch] {
+  m->callback([matvec, gpus, timeout, rank_fd, device, batch, baby_steps] {
     matvec->config.seed = matvec->common.seed;
+    if (baby_steps->count() > 0) matvec->config.baby_steps = matvec->baby_steps;  // a given 0 is refused
     if (batch->count() > 0 && matvec->policy != "batch")
       throw fhe::InvalidArgument("--batch applies only to --policy batch (got --policy " + matvec->policy + ")");
     if (rank_fd->count() > 0) {

@@ -344,7 +344,10 @@ TEST(ApplicationSuite, BadRequestsAreRefusedBeforeAnyWork) {
   options = base("matvec");
   options.application.method = "bsgs";
   options.application.baby_steps = 32;
+  options.application.given = {"--baby-steps"};
   expect_refused(options, "--baby-steps 32 must be in [2, 16]");
+  options.application.baby_steps = 0;  // given: not the automatic g
+  expect_refused(options, "--baby-steps 0 must be in [2, 16]");
   options = base("matvec");
   options.application.graph = "on";
   expect_refused(options, "--graph on needs a CUDA device");

@@ -94,6 +94,7 @@ TEST_F(RecommendCli, BadApplicationInputIsRejected) {
   expect_rejected(matvec({{"--hoist", "0"}}), "--hoist must be at least 1");
   expect_rejected(matvec({{"--method", "bsgs"}, {"--baby-steps", "129"}}),
                   "--baby-steps 129 must be in [2, 128]");
+  expect_rejected(matvec({{"--method", "bsgs"}, {"--baby-steps", "0"}}), "--baby-steps 0 must be in [2, 128]");
   expect_rejected(matvec({{"--baby-steps", "8"}}), "--baby-steps applies only to --method bsgs");
   expect_rejected(matvec({{"--workers", "0"}}), "--workers must be at least 1");
   expect_rejected(matvec({{"--diagonal-policy", "loop"}, {"--batch", "4"}}),

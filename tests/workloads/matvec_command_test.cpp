@@ -52,6 +52,7 @@ TEST(MatvecCommand, ExplicitBabyStepsAreUsedAndBadOnesAreOneLine) {
   EXPECT_EQ(out["rotations"], 7 + 1);  // 7 baby + 1 giant step
   EXPECT_LE(out["max_abs_error"].get<double>(), 5e-5);
   for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"--method bsgs --baby-steps 0", "--baby-steps 0 must be in [2, 16]"},  // not the automatic g
            {"--method bsgs --baby-steps 1", "--baby-steps 1 must be in [2, 16]"},
            {"--method bsgs --baby-steps 32", "--baby-steps 32 must be in [2, 16]"},
            {"--baby-steps 4", "--baby-steps applies only to --method bsgs"},

@@ -148,11 +148,12 @@ void expect_invalid(const MatvecConfig& config, const std::string& expected) {
 
 TEST(MatvecConfig, BabyStepsMustBeUpToTheDimensionAndBsgsOnly) {
   MatvecConfig config{.dim = 16, .method = MatvecMethod::bsgs};
-  for (int g : {0, 2, 3, 4, 6, 16}) {
+  EXPECT_NO_THROW(validate(config, 2048));  // none given: the automatic g
+  for (int g : {2, 3, 4, 6, 16}) {
     config.baby_steps = g;
     EXPECT_NO_THROW(validate(config, 2048)) << "g = " << g;
   }
-  for (int g : {1, 17, 32, -4}) {
+  for (int g : {0, 1, 17, 32, -4}) {  // a given 0 is no g either (not the automatic one)
     config.baby_steps = g;
     expect_invalid(config, "--baby-steps " + std::to_string(g) + " must be in [2, 16]");
   }
@@ -174,11 +175,11 @@ TEST(MatvecWorkload, ExplicitBabyStepsMeetToleranceUnderBatchAndLazyModDown) {
   auto engine = engine_for(configs);
   for (const auto& config : configs) {
     MatvecWorkload workload(*engine, config);
-    const int g = config.baby_steps;
+    const int g = *config.baby_steps;
     EXPECT_EQ(workload.rotation_count(), (g - 1) + ((16 + g - 1) / g - 1));
     const auto result = workload.run(workload.encrypt_input());
     EXPECT_LE(workload.max_abs_error(result), 5e-5)
-        << policy_name(config.policy) << " g = " << config.baby_steps;
+        << policy_name(config.policy) << " g = " << *config.baby_steps;
   }
 }
 

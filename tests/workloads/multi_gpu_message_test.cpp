@@ -67,6 +67,12 @@ TEST(MultiGpuMessage, EveryFieldSurvivesTheRoundTrip) {
   EXPECT_EQ(r.timeout_s, 1234);
 }
 
+TEST(MultiGpuMessage, TheAutomaticBabyStepsStayAutomatic) {
+  RankMessage sent = sample_message();
+  sent.request.config.baby_steps.reset();
+  EXPECT_FALSE(decode_rank_message(encode_rank_message(sent)).request.config.baby_steps.has_value());
+}
+
 TEST(MultiGpuMessage, MalformedMessagesAreRefused) {
   const std::string good = encode_rank_message(sample_message());
   expect_refused("", "does not start with");

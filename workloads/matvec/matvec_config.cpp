@@ -41,13 +41,13 @@ void validate(const MatvecConfig& config, std::size_t slots) {
   if (config.hoist < 1) throw InvalidArgument("--hoist must be at least 1");
   if (config.batch < 1) throw InvalidArgument("--batch must be at least 1");
   if (config.workers < 1) throw InvalidArgument("--workers must be at least 1");
-  if (config.baby_steps != 0) {
+  if (config.baby_steps) {
     if (config.method != MatvecMethod::bsgs) {
       throw InvalidArgument("--baby-steps applies only to --method bsgs (got --baby-steps " +
-                            std::to_string(config.baby_steps) + " with --method " +
+                            std::to_string(*config.baby_steps) + " with --method " +
                             std::string(method_name(config.method)) + ")");
     }
-    const int g = config.baby_steps;
+    const int g = *config.baby_steps;
     if (g < 2 || g > config.dim) {
       throw InvalidArgument("--baby-steps " + std::to_string(g) + " must be in [2, " +
                             std::to_string(config.dim) + "] (the dimension)");

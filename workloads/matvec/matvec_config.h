@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,7 +27,7 @@ struct MatvecConfig {
   MatvecMethod method = MatvecMethod::diagonal;
   DiagonalPolicy policy = DiagonalPolicy::batch;
   int hoist = 64;                      // rotations per hoisted decomposition
-  int baby_steps = 0;                  // bsgs: g in [2, d]; 0 = automatic (bsgs_baby_steps)
+  std::optional<int> baby_steps;       // bsgs: g in [2, d]; none = automatic (bsgs_baby_steps)
   int batch = 16;                      // terms per rescale under `batch`
   int workers = 1;                     // rotation-parallel workers (threads / streams)
   std::uint64_t seed = 1;              // matrix and vector draws
@@ -43,7 +44,7 @@ MatvecMethod parse_method(std::string_view text);    // throws InvalidArgument
 DiagonalPolicy parse_policy(std::string_view text);  // throws InvalidArgument
 
 // Checks the configuration against the slot count: d a power of two in
-// [2, slots], hoist/batch/workers >= 1, baby_steps 0 or (bsgs only) in
+// [2, slots], hoist/batch/workers >= 1, baby_steps none or (bsgs only) in
 // [2, d]. Throws InvalidArgument naming the field.
 void validate(const MatvecConfig& config, std::size_t slots);
 

@@ -67,7 +67,7 @@ double lazy_bsgs_cost(int dim, int g) {
 }
 
 int bsgs_baby_steps(const MatvecConfig& config) {
-  if (config.baby_steps != 0) return config.baby_steps;
+  if (config.baby_steps) return *config.baby_steps;
   if (config.policy == DiagonalPolicy::lazy_moddown) {
     int best = 2;
     double best_cost = lazy_bsgs_cost(config.dim, best);

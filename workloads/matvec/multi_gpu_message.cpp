@@ -72,7 +72,7 @@ std::string encode_rank_message(const RankMessage& message) {
       << "method " << method_name(r.config.method) << '\n'
       << "policy " << policy_name(r.config.policy) << '\n'
       << "hoist " << r.config.hoist << '\n'
-      << "baby_steps " << r.config.baby_steps << '\n'
+      << "baby_steps " << r.config.baby_steps.value_or(0) << '\n'  // 0: automatic (never a valid g)
       << "batch " << r.config.batch << '\n'
       << "workers " << r.config.workers << '\n'
       << "problem_seed " << r.config.seed << '\n'
@@ -121,7 +121,7 @@ RankMessage decode_rank_message(std::string_view text) {
   r.config.method = parse_method(fields.at("method"));
   r.config.policy = parse_policy(fields.at("policy"));
   r.config.hoist = parse_integer<int>(fields, "hoist");
-  r.config.baby_steps = parse_integer<int>(fields, "baby_steps");
+  if (const int g = parse_integer<int>(fields, "baby_steps"); g != 0) r.config.baby_steps = g;
   r.config.batch = parse_integer<int>(fields, "batch");
   r.config.workers = parse_integer<int>(fields, "workers");
   r.config.seed = parse_integer<std::uint64_t>(fields, "problem_seed");

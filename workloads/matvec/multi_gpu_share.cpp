@@ -110,7 +110,7 @@ void validate_gpu_count(const MatvecConfig& config, int gpus, int visible_gpus,
   const int count = matvec_partitioned_count(config);
   if (gpus > count) {
     const std::string baby_steps =
-        config.baby_steps != 0 ? " --baby-steps " + std::to_string(config.baby_steps) : std::string();
+        config.baby_steps ? " --baby-steps " + std::to_string(*config.baby_steps) : std::string();
     throw InvalidArgument("--gpus " + std::to_string(gpus) + " exceeds the " + std::to_string(count) + " " +
                           partitioned_noun(config) + " at --dim " + std::to_string(config.dim) + baby_steps +
                           " (each GPU needs at least one)");
